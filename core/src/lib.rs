@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! # fullverify
+//!
+//! A research workbench for Bitcoin full verification: every block, every signature, no
+//! assumevalid shortcut, with each fast path tested against a slower reference.
+//!
+//! Layers, each using only the ones listed before it:
+//!
+//! 1. [`backend`] — which machine-level kernels to use (Portable, x86-64 Asm, AVX-512 IFMA),
+//!    chosen once at run time and dispatched at coarse entry points.
+//! 2. [`hash`] — SHA-256, double SHA-256, BIP340 tagged hashes with cached midstates,
+//!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
+//!
+//! Later layers (secp256k1 arithmetic, ECDSA/BIP340, transactions, sighash, script, blocks,
+//! the UTXO set and MuHash) follow the order in `ARCHITECTURE.md`.
+#![cfg_attr(not(feature = "std"), no_std)]
+
+pub mod backend;
+pub mod hash;
+
+#[cfg(feature = "std")]
+#[doc(hidden)]
+pub mod testutil;
+
+pub use backend::Backend;
