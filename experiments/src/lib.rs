@@ -1,2 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Shared pieces of the experiment drivers: result packets and timing.
+//! Shared pieces of the experiment drivers.
+//!
+//! - [`report`]: result packets (`results/<experiment>/<run-id>.json`), the contract between
+//!   native runs and the notebooks; the JSON Schema is `results/schema/packet.schema.json`.
+//! - [`timing`]: alternating A/B/… measurement and robust statistics (median, IQR,
+//!   bootstrap confidence interval of the median).
+pub mod report;
+pub mod timing;
