@@ -171,7 +171,10 @@ impl Packet {
 pub fn results_dir() -> PathBuf {
     std::env::var_os("FULLVERIFY_RESULTS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../results"))
+        .unwrap_or_else(|| {
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+            manifest.parent().unwrap_or(manifest).join("results")
+        })
 }
 
 #[cfg(test)]

@@ -30,8 +30,10 @@ pub fn merkle_root(leaves: &[[u8; 32]]) -> MerkleRoot {
 
 /// The merkle root of `leaves` with an explicit backend for the `sha256d64` kernel.
 pub fn merkle_root_with(backend: Backend, leaves: &[[u8; 32]]) -> MerkleRoot {
-    if leaves.is_empty() {
-        return MerkleRoot { root: [0; 32], mutated: false };
+    match leaves {
+        [] => return MerkleRoot { root: [0; 32], mutated: false },
+        [only] => return MerkleRoot { root: *only, mutated: false },
+        _ => {}
     }
     let mut mutated = false;
     // Two buffers reused for every level: `cur` holds an even number of nodes before hashing.

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from typing import Optional, Union
 
 __version__: str
-__all__: list[str]
+
 
 class Error(ValueError):
     """Malformed input: wrong lengths, non-canonical encodings, invalid values."""
