@@ -70,7 +70,9 @@ fn js_type(v: &JsValue) -> String {
     } else if let Some(obj) = v.dyn_ref::<js_sys::Object>() {
         obj.constructor().name().into()
     } else {
-        v.js_typeof().as_string().unwrap_or_else(|| "unknown".into())
+        v.js_typeof()
+            .as_string()
+            .unwrap_or_else(|| "unknown".into())
     }
 }
 
@@ -90,7 +92,10 @@ fn tag_arg(value: &JsValue) -> Result<Vec<u8>, JsError> {
     match value.as_string() {
         Some(s) => Ok(s.into_bytes()),
         None => bytes_arg(value, "tag").map_err(|_| {
-            JsError::new(&format!("tag must be a string or a Uint8Array, got {}", js_type(value)))
+            JsError::new(&format!(
+                "tag must be a string or a Uint8Array, got {}",
+                js_type(value)
+            ))
         }),
     }
 }
@@ -161,7 +166,10 @@ pub fn merkle_root(
 ) -> Result<JsValue, JsError> {
     let leaves = leaves_of(&bytes_arg(&hashes, "hashes")?)?;
     let m = hash::merkle_root(&leaves);
-    to_js(&MerkleRootResult { root: m.root, mutated: m.mutated })
+    to_js(&MerkleRootResult {
+        root: m.root,
+        mutated: m.mutated,
+    })
 }
 
 /// Decodes hex text (whitespace ignored, either case). Throws on an odd number of digits or
@@ -254,7 +262,10 @@ impl Explorer {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Explorer {
         const TAG: &[u8] = b"BIP0340/challenge";
-        Explorer { tag: TAG.to_vec(), tagged: TaggedHash::new(TAG) }
+        Explorer {
+            tag: TAG.to_vec(),
+            tagged: TaggedHash::new(TAG),
+        }
     }
 
     /// The core backend compiled in (on wasm32 always `portable`).
@@ -304,7 +315,8 @@ impl Explorer {
             if line.is_empty() {
                 continue;
             }
-            let bytes = hex::decode(line).map_err(|e| JsError::new(&format!("line {}: {e}", i + 1)))?;
+            let bytes =
+                hex::decode(line).map_err(|e| JsError::new(&format!("line {}: {e}", i + 1)))?;
             let mut leaf: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
                 JsError::new(&format!(
                     "line {}: expected 32 bytes (64 hex digits), got {} bytes",
