@@ -160,10 +160,12 @@ test('bad hex shows the error and blanks the outputs until fixed', async () => {
   assert.equal(await text('#out-sha256'), '—');
   assert.equal(await text('#out-tagged'), '—');
   assert.equal(await page.getAttribute('#input', 'aria-invalid'), 'true');
+  assert.equal(await page.isVisible('#out-bytes'), false);
   await page.fill('#input', '00 1g');
   assert.equal(await text('#input-error'), "invalid hex digit 'g' at position 4");
   await page.fill('#input', '001f');
   assert.equal(await page.isVisible('#input-error'), false);
+  assert.equal(await text('#out-bytes'), '2 bytes');
   assert.equal(await text('#out-sha256'), hex(sha256(Buffer.from('001f', 'hex'))));
 });
 
@@ -218,6 +220,7 @@ test('screenshot, and no errors in the console', async () => {
   await setEncoding('text');
   await page.fill('#input', 'Hello, fullverify!');
   await page.click('.more summary');
+  await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header belongs at the top
   await mkdir(dirname(SCREENSHOT), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   assert.deepEqual(problems, []);

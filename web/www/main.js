@@ -61,12 +61,13 @@ function initHashes(explorer) {
     } catch (e) {
       showError($('input-error'), e.message);
       input.setAttribute('aria-invalid', 'true');
-      $('out-bytes').textContent = EMPTY;
+      $('out-bytes').hidden = true;
       fill(ids, null);
       return;
     }
     showError($('input-error'), null);
     input.removeAttribute('aria-invalid');
+    $('out-bytes').hidden = false;
     $('out-bytes').textContent = plural(v.bytes, 'byte', 'bytes');
     const preview = v.inputHex.slice(0, 2 * PREVIEW_BYTES);
     const more = v.bytes - PREVIEW_BYTES;
@@ -100,13 +101,14 @@ function initMerkle(explorer) {
     } catch (e) {
       showError($('merkle-error'), e.message);
       input.setAttribute('aria-invalid', 'true');
-      $('merkle-leaves').textContent = EMPTY;
+      $('merkle-leaves').hidden = true;
       $('merkle-mutated').className = 'flag';
       fill(ids, null);
       return;
     }
     showError($('merkle-error'), null);
     input.removeAttribute('aria-invalid');
+    $('merkle-leaves').hidden = false;
     $('merkle-leaves').textContent = plural(v.leaves, 'leaf', 'leaves');
     if (v.leaves === 0) {
       $('merkle-mutated').className = 'flag';
