@@ -13,7 +13,7 @@ export FULLVERIFY_VECTORS="${FULLVERIFY_VECTORS:-$ROOT/../shared/vectors}"
 step() { printf '\n==== %s ====\n' "$*"; }
 SECONDS=0
 
-step "install: Rust wasm target, wasm-bindgen-cli, chromium, Python venv, npm packages"
+step "install: Rust wasm target, wasm-bindgen-cli, chromium, Python venv (npm packages: web/test.sh)"
 rustup target add wasm32-unknown-unknown >/dev/null
 WBG_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' web/Cargo.toml)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBG_VERSION" ]; then
@@ -29,7 +29,6 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -r py/requirements-test.txt
 export PATH="$ROOT/.venv/bin:$PATH" VIRTUAL_ENV="$ROOT/.venv"
-(cd web && npm ci --no-audit --no-fund --silent)
 
 step "rust: cargo test (core + experiments)"
 cargo test --workspace --exclude fullverify-py --exclude fullverify-web 2>&1

@@ -18,10 +18,10 @@ command -v cargo >/dev/null || die "cargo not found"
 want_wbg=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' web/Cargo.toml)
 [ -n "$want_wbg" ] || die "could not read the pinned wasm-bindgen version from web/Cargo.toml"
 command -v wasm-bindgen >/dev/null ||
-  die "wasm-bindgen not found; install it with: cargo install wasm-bindgen-cli --version $want_wbg --locked"
+  die "wasm-bindgen not found; install it with: cargo install wasm-bindgen-cli --version $want_wbg"
 have_wbg=$(wasm-bindgen --version | awk '{print $2}')
 [ "$have_wbg" = "$want_wbg" ] ||
-  die "wasm-bindgen is $have_wbg but web/Cargo.toml pins $want_wbg; install it with: cargo install wasm-bindgen-cli --version $want_wbg --locked"
+  die "wasm-bindgen is $have_wbg but web/Cargo.toml pins $want_wbg; install it with: cargo install wasm-bindgen-cli --version $want_wbg"
 command -v wasm-bindgen-test-runner >/dev/null ||
   die "wasm-bindgen-test-runner not found (it comes with wasm-bindgen-cli $want_wbg)"
 [ -d "$(rustc --print target-libdir --target wasm32-unknown-unknown)" ] ||

@@ -71,7 +71,7 @@ impl Sha256 {
     /// An engine that continues from `state`, which has absorbed `bytes_so_far` bytes
     /// (a multiple of 64).
     pub const fn from_midstate(state: [u32; 8], bytes_so_far: u64) -> Sha256 {
-        assert!(bytes_so_far % 64 == 0, "a midstate covers whole blocks");
+        assert!(bytes_so_far.is_multiple_of(64), "a midstate covers whole blocks");
         Sha256 { state, buf: [0; 64], buf_len: 0, total: bytes_so_far }
     }
 

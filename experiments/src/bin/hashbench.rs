@@ -76,7 +76,7 @@ fn arm_json(s: &[ArmSamples]) -> serde_json::Value {
     json!(s)
 }
 
-fn median_of<'a>(s: &'a [ArmSamples], name: &str) -> f64 {
+fn median_of(s: &[ArmSamples], name: &str) -> f64 {
     s.iter().find(|a| a.name == name).map_or(f64::NAN, |a| a.stats.median)
 }
 
