@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""Shared fixtures for the oracle tests.
+
+The oracle is imported from the source tree (py/python). External vectors are
+located through FULLVERIFY_VECTORS or ../shared/vectors relative to the
+repository root; tests that need them skip loudly when they are absent.
+"""
+
+import os
+import pathlib
+import sys
+
+import pytest
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "py" / "python"))
+
+
+def vectors_dir():
+    env = os.environ.get("FULLVERIFY_VECTORS")
+    path = pathlib.Path(env) if env else REPO_ROOT.parent / "shared" / "vectors"
+    return path
+
+
+@pytest.fixture(scope="session")
+def vectors():
+    path = vectors_dir()
+    if not (path / "MANIFEST.md").is_file():
+        pytest.skip(
+            f"SKIP external vectors: {path} not found; set FULLVERIFY_VECTORS to the "
+            "shared vectors folder (see STYLE.md 7d)"
+        )
+    return path
