@@ -102,3 +102,36 @@ def test_bip341_sigmsg_variants():
         sighash.bip341_sigmsg(tx, 1, spent, 3)  # SINGLE without output
     with pytest.raises(ValueError):
         sighash.bip341_sigmsg(tx, 0, spent, 4)
+
+
+def test_taproot_real_spends(vectors):
+    """Core's feature_taproot dump: key path and <key> OP_CHECKSIG script path spends."""
+    from fullverify.oracle.tools import realdata
+
+    results = list(realdata.taproot_cases(vectors))
+    assert len(results) > 300
+    assert any("script path" in n and "annex" in n for n, _ in results)
+    bad = [n for n, ok in results if not ok]
+    assert not bad, bad[:5]
+
+
+def test_testnet3_real_ecdsa_spends(vectors):
+    """Real P2WPKH (BIP143) and P2PKH (legacy) inputs of testnet3 block 928816 verify."""
+    from fullverify.oracle.tools import realdata
+
+    results = list(realdata.testnet3_segwit_cases(vectors, 150))
+    assert len(results) == 150
+    assert {name.split()[2] for name, _ in results} >= {"P2WPKH", "P2PKH"}
+    assert all(ok for _, ok in results)
+
+
+def test_checksig_find_and_delete():
+    tx = parse_tx(bytes.fromhex(
+        "0100000001" + "11" * 32 + "00000000" + "00" + "ffffffff" + "01" + "0000000000000000" + "00"
+        + "00000000"))
+    sig = bytes.fromhex("3006020101020101") + b"\x01"
+    script = sighash.push_data(sig) + b"\x75\x51"  # <sig> DROP 1
+    assert sighash.legacy_sighash_for_checksig(tx, 0, script, sig) == \
+        sighash.legacy_sighash(tx, 0, b"\x75\x51", 1)
+    assert sighash.legacy_sighash_for_checksig(tx, 0, script, sig) != \
+        sighash.legacy_sighash(tx, 0, script, 1)

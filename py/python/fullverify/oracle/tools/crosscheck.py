@@ -4,7 +4,7 @@
 Usage (from the repository root)::
 
     PYTHONPATH=py/python python3 -m fullverify.oracle.tools.crosscheck --vectors ../shared/vectors \\
-        [--data core/tests/data] [-v]
+        [--data core/tests/data] [--max-inputs 500] [-v]
 
 Prints one line per failed check (every check with -v) and finally
 ``N passed, M failed``; the exit status is 1 when anything failed or no check ran.
@@ -20,6 +20,7 @@ import sys
 from .. import muhash, schnorr, sighash, taproot
 from ..sha256 import sha256d
 from ..tx import TxOut, parse_block, parse_tx
+from . import realdata
 
 
 class Runner:
@@ -164,6 +165,13 @@ def _chain_ok(lines):
     return True
 
 
+def check_real_spends(r, v, max_inputs):
+    for name, ok in realdata.taproot_cases(v):
+        r.check(name, lambda ok=ok: ok)
+    for name, ok in realdata.testnet3_segwit_cases(v, max_inputs):
+        r.check(name, lambda ok=ok: ok)
+
+
 def check_committed(r, data):
     from .gen_vectors import dumps, generate
     for name, obj in generate(json.loads((data / "oracle_field.json").read_text())["seed"]).items():
@@ -175,6 +183,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vectors", default=os.environ.get("FULLVERIFY_VECTORS", "../shared/vectors"))
     ap.add_argument("--data", default=None, help="also check committed oracle_*.json in this folder")
+    ap.add_argument("--max-inputs", type=int, default=500,
+                    help="real testnet3 inputs to verify (0 = all 8692; about 3 ms each)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     r = Runner(args.verbose)
@@ -182,6 +192,7 @@ def main(argv=None):
     if (v / "MANIFEST.md").is_file():
         for fn in (check_bip340, check_legacy, check_bip143, check_bip341, check_muhash, check_blocks):
             fn(r, v)
+        check_real_spends(r, v, args.max_inputs or None)
     else:
         print(f"external vectors not found at {v} (set --vectors or FULLVERIFY_VECTORS)")
     if args.data:
