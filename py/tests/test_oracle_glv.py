@@ -65,3 +65,10 @@ def test_wnaf_scalar(k, w):
 @given(scalars)
 def test_ecmult_glv(k):
     assert glv.ecmult_glv(k, group.G) == group.mul_g(k)
+
+
+def test_split_unpacks_and_reports_intermediates():
+    k1, k2 = glv.split(12345)
+    s = glv.split(12345)
+    assert (k1, k2) == s.pair() and s.rounding == "shift384"
+    assert s.c1 == (12345 * glv.G1 + 2**383) >> 384 and s.c2 == (12345 * glv.G2 + 2**383) >> 384

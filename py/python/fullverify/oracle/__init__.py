@@ -15,6 +15,8 @@ sighash         legacy (FindAndDelete, SINGLE bug, OP_CODESEPARATOR), BIP143, BI
 taproot         tweaks, leaf/branch hashes, control blocks
 muhash          MuHash3072 with a pure-Python ChaCha20
 spec            the ``spec_checked`` decorator
+tools           gen_vectors (core/tests/data/oracle_*.json), crosscheck (external vectors),
+                realdata (signature checks on real spends)
 """
 
 from . import ecdsa, field, glv, group, muhash, scalar, schnorr, sha256, sighash, spec, taproot, tx

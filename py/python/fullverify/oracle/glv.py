@@ -58,7 +58,7 @@ assert (A1 + B1 * LAMBDA) % N == 0 and (A2 + B2 * LAMBDA) % N == 0
 assert pow(LAMBDA, 3, N) == 1 and pow(BETA, 3, P) == 1
 
 __all__ = [
-    "LAMBDA", "BETA", "A1", "B1", "A2", "B2", "G1", "G2", "GlvSplit", "split_lambda",
+    "LAMBDA", "BETA", "A1", "B1", "A2", "B2", "G1", "G2", "GlvSplit", "split", "split_lambda",
     "split_lambda_spec", "split_lambda_exact", "check_split", "near_half_k", "endo",
     "wnaf", "wnaf_scalar", "wnaf_value", "ecmult_glv",
 ]
@@ -89,6 +89,10 @@ class GlvSplit:
 
     def pair(self):
         return (self.k1, self.k2)
+
+    def __iter__(self):
+        """Unpacks as ``k1, k2 = split(k)`` (values mod n)."""
+        return iter((self.k1, self.k2))
 
 
 def _finish(k, c1, c2, rounding):
@@ -128,7 +132,7 @@ def _mul_shift_var(a, b, shift):
     for i in range(4):
         carry = 0
         for j in range(4):
-            t = l[i + j] + al[i] * bl[j] + carry  # < 2^64 + 2^128 - 2^65 + 1 + 2^64 < 2^129
+            t = l[i + j] + al[i] * bl[j] + carry  # <= (2^64-1) + (2^64-1)^2 + (2^64-1) = 2^128 - 1
             l[i + j] = t & _M64
             carry = t >> 64
         l[i + 4] = carry
@@ -154,6 +158,9 @@ def split_lambda(k):
     c1 = _mul_shift_var(k, G1, SHIFT)
     c2 = _mul_shift_var(k, G2, SHIFT)
     return _finish(k, c1, c2, "shift384")
+
+
+split = split_lambda  # ``k1, k2 = split(k)``; the GlvSplit also carries c1, c2 and signed forms
 
 
 def check_split(s):

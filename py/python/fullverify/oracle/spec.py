@@ -66,7 +66,6 @@ def spec_checked(spec, key=None):
                 raise got[1]
             return got[1]
 
-        wrapper.__spec__fn = spec
         wrapper.spec = spec
         wrapper.fast = fast
         return wrapper
