@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The one place that names the Rust functions the oracle mirrors.
+
+Every public oracle function is decorated with ``@mirrors(key)``. The decorator
+appends ``Mirrors: `<rust path>``` to the docstring and stores the path in
+``fn.__rust_name__``, so renaming a Rust item means editing this table only.
+"""
+
+RUST_NAMES = {
+    "field.add": "fullverify::secp256k1::field::FieldElement::add",
+    "field.neg": "fullverify::secp256k1::field::FieldElement::negate",
+    "field.mul": "fullverify::secp256k1::field::FieldElement::mul",
+    "field.sqr": "fullverify::secp256k1::field::FieldElement::sqr",
+    "field.inv": "fullverify::secp256k1::field::FieldElement::inv",
+    "field.sqrt": "fullverify::secp256k1::field::FieldElement::sqrt",
+    "scalar.add": "fullverify::secp256k1::scalar::Scalar::add",
+    "scalar.neg": "fullverify::secp256k1::scalar::Scalar::negate",
+    "scalar.mul": "fullverify::secp256k1::scalar::Scalar::mul",
+    "scalar.inv": "fullverify::secp256k1::scalar::Scalar::inv",
+    "scalar.from_bytes": "fullverify::secp256k1::scalar::Scalar::from_bytes",
+    "scalar.split_lambda": "fullverify::secp256k1::scalar::Scalar::split_lambda",
+    "group.double": "fullverify::secp256k1::group::double",
+    "group.add": "fullverify::secp256k1::group::add",
+    "group.add_affine": "fullverify::secp256k1::group::add_affine",
+    "group.decode": "fullverify::secp256k1::group::Affine::decode",
+    "group.encode": "fullverify::secp256k1::group::Affine::encode",
+    "group.lift_x": "fullverify::secp256k1::group::Affine::lift_x",
+    "ecmult.mul": "fullverify::secp256k1::ecmult::ecmult",
+    "ecmult.wnaf": "fullverify::secp256k1::ecmult::wnaf",
+    "ecdsa.verify": "fullverify::secp256k1::ecdsa::verify",
+    "ecdsa.sign": "fullverify::secp256k1::ecdsa::sign",
+    "ecdsa.parse_der_lax": "fullverify::secp256k1::ecdsa::parse_der_lax",
+    "ecdsa.parse_der_strict": "fullverify::secp256k1::ecdsa::parse_der",
+    "ecdsa.normalize_s": "fullverify::secp256k1::ecdsa::normalize_s",
+    "schnorr.verify": "fullverify::secp256k1::schnorr::verify",
+    "schnorr.sign": "fullverify::secp256k1::schnorr::sign",
+    "hash.sha256": "fullverify::hash::sha256",
+    "hash.sha256d": "fullverify::hash::sha256d",
+    "hash.tagged": "fullverify::hash::tagged_hash",
+    "hash.merkle_root": "fullverify::hash::merkle::merkle_root",
+    "tx.compact_size": "fullverify::tx::read_compact_size",
+    "tx.parse": "fullverify::tx::Transaction::parse",
+    "tx.serialize": "fullverify::tx::Transaction::serialize",
+    "tx.txid": "fullverify::tx::Transaction::txid",
+    "tx.wtxid": "fullverify::tx::Transaction::wtxid",
+    "tx.parse_block": "fullverify::block::Block::parse",
+    "sighash.find_and_delete": "fullverify::script::find_and_delete",
+    "sighash.legacy": "fullverify::sighash::legacy_sighash",
+    "sighash.bip143": "fullverify::sighash::bip143_preimage",
+    "sighash.bip341": "fullverify::sighash::bip341_sigmsg",
+    "taproot.tweak": "fullverify::script::taproot::tweak",
+    "taproot.leaf_hash": "fullverify::script::taproot::leaf_hash",
+    "muhash": "fullverify::muhash::MuHash3072",
+    "muhash.chacha20": "fullverify::muhash::chacha20_block",
+}
+
+
+def mirrors(key):
+    """Decorator: record the Rust function ``RUST_NAMES[key]`` in the docstring."""
+    rust = RUST_NAMES[key]
+
+    def deco(fn):
+        doc = (fn.__doc__ or "").rstrip()
+        fn.__doc__ = f"{doc}\n\nMirrors: `{rust}`\n"
+        fn.__rust_name__ = rust
+        return fn
+
+    return deco
