@@ -9,17 +9,32 @@ exact-arithmetic reference it is checked against is ``fullverify.oracle``.
 '5df6e0e2761359d3'
 """
 
-from fullverify._native import (
-    Error,
-    __version__,
-    available_backends,
-    backend,
-    merkle_root,
-    sha256,
-    sha256d,
-    sha256d64,
-    tagged_hash,
-)
+try:
+    from fullverify._native import (
+        Error,
+        __version__,
+        available_backends,
+        backend,
+        merkle_root,
+        sha256,
+        sha256d,
+        sha256d64,
+        tagged_hash,
+    )
+except ImportError as _err:  # the extension is not built: fullverify.oracle still works
+    _NATIVE_IMPORT_ERROR: "ImportError | None" = _err
+else:
+    _NATIVE_IMPORT_ERROR = None
+
+
+def __getattr__(name: str) -> object:
+    if _NATIVE_IMPORT_ERROR is not None and name in __all__:
+        raise ImportError(
+            f"fullverify.{name} needs the compiled extension fullverify._native, which failed to "
+            f"import ({_NATIVE_IMPORT_ERROR}); build it with `maturin develop` in py/"
+        )
+    raise AttributeError(f"module 'fullverify' has no attribute {name!r}")
+
 
 __all__ = [
     "Error",
