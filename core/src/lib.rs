@@ -11,12 +11,15 @@
 //! 2. [`hash`] — SHA-256, double SHA-256, BIP340 tagged hashes with cached midstates,
 //!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
 //!
+//! 3. [`muhash`] — MuHash3072, the rolling hash of the UTXO set (Core's `gettxoutsetinfo muhash`).
+//!
 //! Later layers (secp256k1 arithmetic, ECDSA/BIP340, transactions, sighash, script, blocks,
 //! the UTXO set and MuHash) follow the order in `ARCHITECTURE.md`.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod backend;
 pub mod hash;
+pub mod muhash;
 
 #[cfg(feature = "std")]
 #[doc(hidden)]

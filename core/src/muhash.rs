@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! MuHash3072: Bitcoin Core's rolling hash of a set (`gettxoutsetinfo muhash`).
+//!
+//! Elements are hashed to the multiplicative group of integers modulo the prime
+//! `m = 2^3072 − 1103717`:
+//!
+//! ```text
+//! to_num(d) = int_le(ChaCha20(key = SHA256(d), nonce = 0, counter = 0)[0..384])
+//! state     = (numerator, denominator), both starting at 1
+//! insert(d): numerator   ← numerator · to_num(d)   (mod m)
+//! remove(d): denominator ← denominator · to_num(d) (mod m)
+//! finalize  = SHA256(le_384(numerator · denominator^(m−2) mod m))
+//! ```
+//!
+//! Insertion and removal commute, so the digest depends only on the multiset. Values are kept
+//! below 2^3072 but not necessarily below m between operations ("weakly reduced", as Core's
+//! `Num3072`); a full reduction happens only where a canonical value is needed. The byte
+//! layout of [`MuHash3072::serialize`] is Core's: numerator then denominator, each 384 bytes
+//! little-endian.
+
+use crate::hash::sha256;
+
+/// 64-bit limbs in a 3072-bit number.
+const LIMBS: usize = 48;
+/// `m = 2^3072 − MAX_PRIME_DIFF`.
+const MAX_PRIME_DIFF: u64 = 1_103_717;
+
+/// A 3072-bit number, little-endian limbs, always `< 2^3072`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Num3072 {
+    limbs: [u64; LIMBS],
+}
+
+impl core::fmt::Debug for Num3072 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Num3072(0x")?;
+        for l in self.limbs.iter().rev() {
+            write!(f, "{l:016x}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl Num3072 {
+    /// The number 1.
+    pub const ONE: Num3072 = {
+        let mut limbs = [0u64; LIMBS];
+        limbs[0] = 1;
+        Num3072 { limbs }
+    };
+
+    /// From 384 little-endian bytes (any value below 2^3072 is accepted, as in Core).
+    pub fn from_le_bytes(b: &[u8; 384]) -> Num3072 {
+        let mut limbs = [0u64; LIMBS];
+        for (l, c) in limbs.iter_mut().zip(b.chunks_exact(8)) {
+            *l = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        }
+        Num3072 { limbs }
+    }
+
+    /// To 384 little-endian bytes (as stored, without reduction).
+    pub fn to_le_bytes(&self) -> [u8; 384] {
+        let mut b = [0u8; 384];
+        for (c, l) in b.chunks_exact_mut(8).zip(&self.limbs) {
+            c.copy_from_slice(&l.to_le_bytes());
+        }
+        b
+    }
+
+    /// Whether the value is `≥ m`, i.e. limbs 1.. are all ones and limb 0 `≥ 2^64 − d`.
+    fn is_overflow(&self) -> bool {
+        self.limbs[0] > u64::MAX - MAX_PRIME_DIFF && self.limbs[1..].iter().all(|&l| l == u64::MAX)
+    }
+
+    /// Subtracts m once (valid when `m ≤ self < 2^3072`): adding d wraps past 2^3072.
+    fn full_reduce(&mut self) {
+        let mut carry = MAX_PRIME_DIFF as u128;
+        for l in self.limbs.iter_mut() {
+            let s = *l as u128 + carry;
+            *l = s as u64;
+            carry = s >> 64;
+        }
+        // The carry out is the 2^3072 that is dropped.
+    }
+
+    /// The canonical representative in `[0, m)`.
+    pub fn reduced(mut self) -> Num3072 {
+        if self.is_overflow() {
+            self.full_reduce();
+        }
+        self
+    }
+
+    /// `self · other mod m`, weakly reduced (`< 2^3072`).
+    pub fn mul(&self, other: &Num3072) -> Num3072 {
+        // Schoolbook 48×48-limb product into 96 limbs.
+        let mut t = [0u64; 2 * LIMBS];
+        for i in 0..LIMBS {
+            let a = self.limbs[i] as u128;
+            let mut carry: u128 = 0;
+            for j in 0..LIMBS {
+                // a·b + t + carry ≤ (2^64−1)^2 + 2(2^64−1) = 2^128 − 1: no overflow.
+                let v = a * other.limbs[j] as u128 + t[i + j] as u128 + carry;
+                t[i + j] = v as u64;
+                carry = v >> 64;
+            }
+            t[i + LIMBS] = carry as u64;
+        }
+        Self::fold(&t)
+    }
+
+    /// `self² mod m`.
+    pub fn sqr(&self) -> Num3072 {
+        self.mul(self)
+    }
+
+    /// Reduces a 6144-bit product: `lo + hi·2^3072 ≡ lo + hi·d (mod m)`.
+    fn fold(t: &[u64; 2 * LIMBS]) -> Num3072 {
+        let d = MAX_PRIME_DIFF as u128;
+        let mut r = [0u64; LIMBS];
+        // r = lo + hi·d; hi·d < 2^3072·2^21, so the carry out is < 2^22.
+        let mut carry: u128 = 0;
+        for i in 0..LIMBS {
+            let v = t[i] as u128 + t[i + LIMBS] as u128 * d + carry;
+            r[i] = v as u64;
+            carry = v >> 64;
+        }
+        // Fold the carry (c < 2^22, c·d < 2^43) back in; this can carry out at most once more.
+        while carry != 0 {
+            let mut c = carry * d;
+            for l in r.iter_mut() {
+                if c == 0 {
+                    break;
+                }
+                let v = *l as u128 + c;
+                *l = v as u64;
+                c = v >> 64;
+            }
+            carry = c; // 0 or 1: one more 2^3072 to fold
+        }
+        Num3072 { limbs: r }
+    }
+
+    /// `x^(2^k)` by k squarings.
+    fn sqr_n(&self, k: usize) -> Num3072 {
+        let mut x = *self;
+        for _ in 0..k {
+            x = x.sqr();
+        }
+        x
+    }
+
+    /// The inverse `self^(m−2) mod m` (Fermat; m is prime). The inverse of 0 is 0.
+    ///
+    /// `m − 2 = (2^3051 − 1)·2^21 + 993433`, since `2^21 − 1103719 = 993433`: an all-ones run
+    /// of 3051 bits built by an addition chain (`x_{a+b} = x_a^(2^b) · x_b` with
+    /// `x_k = self^(2^k − 1)`), 21 squarings, and a 20-bit tail by square-and-multiply.
+    pub fn inverse(&self) -> Num3072 {
+        let a = self.reduced();
+        // x_k = a^(2^k - 1) for k in the chain 1, 2, 3, 6, 12, 24, 48, 96, 192, 384, 768, 1536,
+        // 3072 is too far; build 3051 = 1536 + 768 + 384 + 192 + 96 + 48 + 24 + 3.
+        let x1 = a;
+        let x2 = x1.sqr().mul(&x1);
+        let x3 = x2.sqr().mul(&x1);
+        let x6 = x3.sqr_n(3).mul(&x3);
+        let x12 = x6.sqr_n(6).mul(&x6);
+        let x24 = x12.sqr_n(12).mul(&x12);
+        let x48 = x24.sqr_n(24).mul(&x24);
+        let x96 = x48.sqr_n(48).mul(&x48);
+        let x192 = x96.sqr_n(96).mul(&x96);
+        let x384 = x192.sqr_n(192).mul(&x192);
+        let x768 = x384.sqr_n(384).mul(&x384);
+        let x1536 = x768.sqr_n(768).mul(&x768);
+        let mut acc = x1536;
+        for (k, xk) in [(768, &x768), (384, &x384), (192, &x192), (96, &x96), (48, &x48), (24, &x24), (3, &x3)] {
+            acc = acc.sqr_n(k).mul(xk);
+        }
+        // acc = a^(2^3051 − 1). Now the low 21 bits of the exponent: 993433.
+        const TAIL: u32 = (1 << 21) - (MAX_PRIME_DIFF as u32 + 2);
+        for bit in (0..21).rev() {
+            acc = acc.sqr();
+            if (TAIL >> bit) & 1 == 1 {
+                acc = acc.mul(&a);
+            }
+        }
+        acc.reduced()
+    }
+}
+
+/// ChaCha20 block function (RFC 8439 §2.3): 64 bytes of keystream for (key, counter, nonce).
+pub fn chacha20_block(key: &[u8; 32], counter: u32, nonce: &[u8; 12]) -> [u8; 64] {
+    #[inline(always)]
+    fn qr(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+        s[a] = s[a].wrapping_add(s[b]);
+        s[d] = (s[d] ^ s[a]).rotate_left(16);
+        s[c] = s[c].wrapping_add(s[d]);
+        s[b] = (s[b] ^ s[c]).rotate_left(12);
+        s[a] = s[a].wrapping_add(s[b]);
+        s[d] = (s[d] ^ s[a]).rotate_left(8);
+        s[c] = s[c].wrapping_add(s[d]);
+        s[b] = (s[b] ^ s[c]).rotate_left(7);
+    }
+    let word = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+    let mut init = [0u32; 16];
+    init[..4].copy_from_slice(&[0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574]);
+    for i in 0..8 {
+        init[4 + i] = word(&key[4 * i..4 * i + 4]);
+    }
+    init[12] = counter;
+    for i in 0..3 {
+        init[13 + i] = word(&nonce[4 * i..4 * i + 4]);
+    }
+    let mut s = init;
+    for _ in 0..10 {
+        qr(&mut s, 0, 4, 8, 12);
+        qr(&mut s, 1, 5, 9, 13);
+        qr(&mut s, 2, 6, 10, 14);
+        qr(&mut s, 3, 7, 11, 15);
+        qr(&mut s, 0, 5, 10, 15);
+        qr(&mut s, 1, 6, 11, 12);
+        qr(&mut s, 2, 7, 8, 13);
+        qr(&mut s, 3, 4, 9, 14);
+    }
+    let mut out = [0u8; 64];
+    for i in 0..16 {
+        out[4 * i..4 * i + 4].copy_from_slice(&s[i].wrapping_add(init[i]).to_le_bytes());
+    }
+    out
+}
+
+/// Maps data to a group element: 384 bytes of ChaCha20 keystream keyed by `SHA256(data)`.
+pub fn to_num3072(data: &[u8]) -> Num3072 {
+    let key = sha256(data);
+    let mut bytes = [0u8; 384];
+    for (i, chunk) in bytes.chunks_exact_mut(64).enumerate() {
+        chunk.copy_from_slice(&chacha20_block(&key, i as u32, &[0; 12]));
+    }
+    Num3072::from_le_bytes(&bytes)
+}
+
+/// The rolling set hash. See the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MuHash3072 {
+    numerator: Num3072,
+    denominator: Num3072,
+}
+
+impl Default for MuHash3072 {
+    fn default() -> Self {
+        MuHash3072::new()
+    }
+}
+
+impl MuHash3072 {
+    /// The hash of the empty set.
+    pub const fn new() -> MuHash3072 {
+        MuHash3072 { numerator: Num3072::ONE, denominator: Num3072::ONE }
+    }
+
+    /// Adds `data` to the set.
+    pub fn insert(&mut self, data: &[u8]) -> &mut Self {
+        self.numerator = self.numerator.mul(&to_num3072(data));
+        self
+    }
+
+    /// Removes `data` from the set (it need not have been inserted: the hash is of a
+    /// multiset with signed multiplicities).
+    pub fn remove(&mut self, data: &[u8]) -> &mut Self {
+        self.denominator = self.denominator.mul(&to_num3072(data));
+        self
+    }
+
+    /// Combines with another accumulator (set union): Core's `operator*=`.
+    pub fn combine(&mut self, other: &MuHash3072) -> &mut Self {
+        self.numerator = self.numerator.mul(&other.numerator);
+        self.denominator = self.denominator.mul(&other.denominator);
+        self
+    }
+
+    /// Removes another accumulator's set: Core's `operator/=`.
+    pub fn remove_set(&mut self, other: &MuHash3072) -> &mut Self {
+        self.numerator = self.numerator.mul(&other.denominator);
+        self.denominator = self.denominator.mul(&other.numerator);
+        self
+    }
+
+    /// The 32-byte digest (raw SHA-256 output; Core displays it byte-reversed). Leaves the
+    /// accumulator holding the same set with denominator 1.
+    pub fn finalize(&mut self) -> [u8; 32] {
+        let inv = self.denominator.inverse();
+        self.numerator = self.numerator.reduced().mul(&inv).reduced();
+        self.denominator = Num3072::ONE;
+        sha256(&self.numerator.to_le_bytes())
+    }
+
+    /// Core's serialization: numerator then denominator, 384 bytes little-endian each.
+    pub fn serialize(&self) -> [u8; 768] {
+        let mut out = [0u8; 768];
+        out[..384].copy_from_slice(&self.numerator.to_le_bytes());
+        out[384..].copy_from_slice(&self.denominator.to_le_bytes());
+        out
+    }
+
+    /// Inverse of [`MuHash3072::serialize`].
+    pub fn deserialize(b: &[u8; 768]) -> MuHash3072 {
+        let (n, d) = b.split_at(384);
+        MuHash3072 {
+            numerator: Num3072::from_le_bytes(n.try_into().expect("384")),
+            denominator: Num3072::from_le_bytes(d.try_into().expect("384")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    fn from_int(i: u8) -> MuHash3072 {
+        let mut m = MuHash3072::new();
+        let mut d = [0u8; 32];
+        d[0] = i;
+        m.insert(&d);
+        m
+    }
+
+    #[test]
+    fn chacha20_rfc8439_block() {
+        let key: [u8; 32] = core::array::from_fn(|i| i as u8);
+        let nonce = [0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0];
+        let out = chacha20_block(&key, 1, &nonce);
+        assert_eq!(hex(&out[..32]), "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e");
+    }
+
+    #[test]
+    fn core_muhash_test_vector() {
+        // Bitcoin Core crypto_tests/muhash_tests: FromInt(0) * FromInt(1) / FromInt(2),
+        // compared as a uint256 (byte-reversed display).
+        let mut acc = from_int(0);
+        acc.combine(&from_int(1));
+        acc.remove_set(&from_int(2));
+        let mut out = acc.finalize();
+        out.reverse();
+        assert_eq!(hex(&out), "10d312b100cbd32ada024a6646e40d3482fcff103668d2625f10002a607d5863");
+        // The same by insert/remove.
+        let mut acc2 = from_int(0);
+        let (mut one, mut two) = ([0u8; 32], [0u8; 32]);
+        one[0] = 1;
+        two[0] = 2;
+        acc2.insert(&one).remove(&two);
+        let mut out2 = acc2.finalize();
+        out2.reverse();
+        assert_eq!(out, out2);
+    }
+
+    #[test]
+    fn overflowing_numerator_is_reduced() {
+        // Core: numerator 2^3072 − 1 (≥ m), denominator 1.
+        let mut ser = [0u8; 768];
+        ser[..384].fill(0xff);
+        ser[384] = 1;
+        let mut m = MuHash3072::deserialize(&ser);
+        assert_eq!(hex(&m.finalize()), "3a31e6903aff0de9f62f9a9f7f8b861de76ce2cda09822b90014319ae5dc2271");
+    }
+
+    #[test]
+    fn inverse_and_order_independence() {
+        let x = to_num3072(b"fullverify");
+        assert_eq!(x.mul(&x.inverse()).reduced(), Num3072::ONE);
+        let mut a = MuHash3072::new();
+        a.insert(b"x").insert(b"y").remove(b"z");
+        let mut b = MuHash3072::new();
+        b.remove(b"z").insert(b"y").insert(b"x");
+        assert_eq!(a.finalize(), b.finalize());
+        let mut c = MuHash3072::new();
+        c.insert(b"q").remove(b"q");
+        assert_eq!(c.finalize(), MuHash3072::new().finalize());
+        // Serialization round trip.
+        assert_eq!(MuHash3072::deserialize(&a.serialize()), a);
+    }
+
+    #[test]
+    fn fold_handles_maximal_operands() {
+        // (2^3072 − 1)^2 exercises every carry in the product and both folds.
+        let max = Num3072 { limbs: [u64::MAX; LIMBS] };
+        let sq = max.sqr().reduced();
+        // 2^3072 − 1 ≡ d − 1 (mod m), so its square is (d − 1)^2.
+        let mut want = [0u64; LIMBS];
+        want[0] = (MAX_PRIME_DIFF - 1) * (MAX_PRIME_DIFF - 1);
+        assert_eq!(sq, Num3072 { limbs: want });
+    }
+}
