@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod hash;
+mod muhash;
 
 pyo3::create_exception!(
     fullverify,
@@ -48,5 +49,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(backend, m)?)?;
     m.add_function(wrap_pyfunction!(available_backends, m)?)?;
     hash::register(m)?;
+    muhash::register(m)?;
     Ok(())
 }

@@ -12,6 +12,7 @@ exact-arithmetic reference it is checked against is ``fullverify.oracle``.
 try:
     from fullverify._native import (
         Error,
+        MuHash3072,
         __version__,
         available_backends,
         backend,
@@ -38,6 +39,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "Error",
+    "MuHash3072",
     "__version__",
     "available_backends",
     "backend",

@@ -2,7 +2,9 @@
 """Type stubs for the Rust extension ``fullverify._native``."""
 
 from collections.abc import Iterable
-from typing import Optional, Union
+from typing import Optional, Union, final
+
+
 
 __version__: str
 
@@ -30,3 +32,22 @@ def merkle_root(hashes: Iterable[bytes], backend: Optional[str] = None) -> tuple
 
 def sha256d64(messages: Iterable[bytes], backend: Optional[str] = None) -> list[bytes]:
     """Double SHA-256 of each 64-byte message."""
+
+@final
+class MuHash3072:
+    """MuHash3072, Bitcoin Core's rolling set hash (``gettxoutsetinfo muhash``)."""
+
+    def __new__(cls, data: Optional[bytes] = None) -> "MuHash3072": ...
+    def insert(self, data: bytes) -> "MuHash3072":
+        """Adds ``data`` to the set."""
+    def remove(self, data: bytes) -> "MuHash3072":
+        """Removes ``data`` from the set."""
+    def __imul__(self, other: "MuHash3072", /) -> "MuHash3072": ...
+    def __itruediv__(self, other: "MuHash3072", /) -> "MuHash3072": ...
+    def finalize(self) -> bytes:
+        """The 32-byte digest (raw SHA-256 output)."""
+    def serialize(self) -> bytes:
+        """Core's 768-byte serialization."""
+    @staticmethod
+    def deserialize(data: bytes) -> "MuHash3072": ...
+    def __copy__(self) -> "MuHash3072": ...
