@@ -10,6 +10,8 @@
 //!    chosen once at run time and dispatched at coarse entry points.
 //! 2. [`hash`] — SHA-256, double SHA-256, BIP340 tagged hashes with cached midstates,
 //!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
+//! 3. [`secp256k1`] — field and scalar arithmetic, group law, GLV/wNAF multiplication,
+//!    ECDSA (Core semantics) and BIP340 verification and signing.
 //!
 //! Later layers (secp256k1 arithmetic, ECDSA/BIP340, transactions, sighash, script, blocks,
 //! the UTXO set and MuHash) follow the order in `ARCHITECTURE.md`.
@@ -17,6 +19,7 @@
 
 pub mod backend;
 pub mod hash;
+pub mod secp256k1;
 
 #[cfg(feature = "std")]
 #[doc(hidden)]
