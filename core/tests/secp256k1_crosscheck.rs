@@ -201,3 +201,37 @@ fn libsecp256k1_signatures_verify_here() {
         assert!(!ecdsa::verify(&pk, &other, &sig));
     }
 }
+
+/// BIP341 output-key tweaks and the script-path commitment check vs libsecp256k1.
+#[test]
+fn xonly_tweak_add_vs_libsecp256k1() {
+    use fullverify::secp256k1::{secret_tweak_add_xonly, tweak_add_check};
+    let mut rng = SplitMix64(test_seed() ^ 0x7A9);
+    for i in 0..test_iters(1_000) {
+        let sk = rand_seckey(&mut rng);
+        let kp = ls::Keypair::from_seckey_byte_array(ls::SECP256K1, sk).unwrap();
+        let (lx, _) = kp.x_only_public_key();
+        let internal = XOnlyPublicKey::parse(&lx.serialize()).unwrap();
+        let tweak = if i == 0 { [0xFF; 32] } else { rng.bytes32() };
+        let lt = ls::Scalar::from_be_bytes(tweak);
+        let ours = internal.tweak_add(&tweak);
+        let lt = lt.ok();
+        let theirs = lt.and_then(|t| lx.add_tweak(ls::SECP256K1, &t).ok());
+        assert_eq!(ours.is_ok(), theirs.is_some());
+        if let (Ok((q, odd)), Some((lq, lpar))) = (ours, theirs) {
+            assert_eq!(q.serialize(), lq.serialize());
+            assert_eq!(odd, lpar == ls::Parity::Odd);
+            assert!(tweak_add_check(&internal, &tweak, &q.serialize(), odd));
+            assert!(!tweak_add_check(&internal, &tweak, &q.serialize(), !odd));
+            let mut wrong = q.serialize();
+            wrong[31] ^= 1;
+            assert!(!tweak_add_check(&internal, &tweak, &wrong, odd));
+            assert!(lx.tweak_add_check(ls::SECP256K1, &lq, lpar, lt.unwrap()));
+            // Key-path signing with the tweaked secret verifies under the output key.
+            let tsk = secret_tweak_add_xonly(&sk, &tweak).unwrap();
+            let msg = rng.bytes32();
+            let sig = schnorr::sign(&tsk, &msg, &[0u8; 32]);
+            assert!(schnorr::verify(&q, &msg, &sig));
+        }
+    }
+}

@@ -23,6 +23,8 @@ pub(crate) mod modinv;
 pub mod point;
 pub mod scalar;
 pub mod schnorr;
+#[cfg(test)]
+mod tests;
 
 use crate::backend::portable::field::Fe5x52;
 pub use field::FieldElement;
