@@ -10,16 +10,19 @@
 //!    chosen once at run time and dispatched at coarse entry points.
 //! 2. [`hash`] — SHA-256, double SHA-256, BIP340 tagged hashes with cached midstates,
 //!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
+//! 3. [`secp256k1`] — field and scalar arithmetic, group law, GLV/wNAF multiplication,
+//!    ECDSA (Core semantics) and BIP340 verification and signing.
+//! 4. [`muhash`] — MuHash3072, the rolling hash of the UTXO set (Core's
+//!    `gettxoutsetinfo muhash`); it uses only the hashing layer.
 //!
-//! 3. [`muhash`] — MuHash3072, the rolling hash of the UTXO set (Core's `gettxoutsetinfo muhash`).
-//!
-//! Later layers (secp256k1 arithmetic, ECDSA/BIP340, transactions, sighash, script, blocks,
-//! the UTXO set and MuHash) follow the order in `ARCHITECTURE.md`.
+//! Later layers (transactions, sighash, script, blocks, the UTXO set) follow the order in
+//! `ARCHITECTURE.md`.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod backend;
 pub mod hash;
 pub mod muhash;
+pub mod secp256k1;
 
 #[cfg(feature = "std")]
 #[doc(hidden)]
