@@ -4,9 +4,11 @@
 //! Python `bytes` in and out; wrong lengths and types raise `fullverify.Error`, a `ValueError`
 //! subclass carrying the core's message. Long computations release the GIL.
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 mod hash;
 mod muhash;
+mod secp;
 
 pyo3::create_exception!(
     fullverify,
@@ -15,10 +17,11 @@ pyo3::create_exception!(
     "Raised for malformed input: wrong lengths, non-canonical encodings, invalid values."
 );
 
-/// The backend `Backend::detect()` chose (or `FULLVERIFY_BACKEND` forced).
+/// The backend calls use when they name none: forced by `use_backend`, else
+/// `Backend::detect()` (which honours `FULLVERIFY_BACKEND`).
 #[pyfunction]
-fn backend() -> &'static str {
-    fullverify::Backend::detect().name()
+fn backend() -> PyResult<&'static str> {
+    Ok(backend_arg(None)?.name())
 }
 
 /// Backends this CPU and build can run, worst first.
@@ -27,19 +30,43 @@ fn available_backends() -> Vec<&'static str> {
     fullverify::Backend::available().into_iter().map(|b| b.name()).collect()
 }
 
-/// Parses a backend name, or returns the detected backend for `None`.
+/// The backend forced by `use_backend` (0 = none; otherwise index in `Backend::ALL` + 1).
+static FORCED: AtomicU8 = AtomicU8::new(0);
+
+fn parse_backend(n: &str) -> PyResult<fullverify::Backend> {
+    let b: fullverify::Backend = n.parse().map_err(|e| Error::new_err(format!("{e}")))?;
+    if b.is_supported() {
+        Ok(b)
+    } else {
+        Err(Error::new_err(format!("backend {b} is not available on this CPU (needs {})", b.required_flags())))
+    }
+}
+
+/// The backend for a call: the named one, else the one `use_backend` forced, else detection.
 pub(crate) fn backend_arg(name: Option<&str>) -> PyResult<fullverify::Backend> {
     match name {
-        None => Ok(fullverify::Backend::detect()),
-        Some(n) => {
-            let b: fullverify::Backend = n.parse().map_err(|e| Error::new_err(format!("{e}")))?;
-            if b.is_supported() {
-                Ok(b)
-            } else {
-                Err(Error::new_err(format!("backend {b} is not available on this CPU (needs {})", b.required_flags())))
-            }
-        }
+        Some(n) => parse_backend(n),
+        None => match FORCED.load(Ordering::Relaxed) {
+            0 => Ok(fullverify::Backend::detect()),
+            i => Ok(fullverify::Backend::ALL[usize::from(i) - 1]),
+        },
     }
+}
+
+/// Forces the backend used by calls that do not name one (`None` returns to detection).
+/// Raises `fullverify.Error` for a backend this CPU cannot run.
+#[pyfunction]
+#[pyo3(signature = (name=None))]
+fn use_backend(name: Option<&str>) -> PyResult<()> {
+    let v = match name {
+        None => 0,
+        Some(n) => {
+            let b = parse_backend(n)?;
+            1 + fullverify::Backend::ALL.iter().position(|x| *x == b).expect("in ALL") as u8
+        }
+    };
+    FORCED.store(v, Ordering::Relaxed);
+    Ok(())
 }
 
 #[pymodule]
@@ -48,7 +75,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(backend, m)?)?;
     m.add_function(wrap_pyfunction!(available_backends, m)?)?;
+    m.add_function(wrap_pyfunction!(use_backend, m)?)?;
     hash::register(m)?;
     muhash::register(m)?;
+    secp::register(m)?;
     Ok(())
 }
