@@ -49,6 +49,7 @@ cargo run -q --release -p fullverify-experiments --bin hashbench -- --quick --ou
 
 step "python: build the extension, pytest, mypy"
 (cd py && maturin develop --release -q)
+python experiments/python/pybench.py --quick --out "$SCRATCH/results"
 FULLVERIFY_SCRATCH_RESULTS="$SCRATCH/results" python -m pytest py/tests -q -p no:cacheprovider
 # Strict typing of every test of the native module against the stubs (the oracle is untyped).
 python -m mypy --config-file py/pyproject.toml $(ls py/tests/test_*.py | grep -v '/test_oracle_')

@@ -47,6 +47,7 @@ try:
         schnorr_verify,
         xonly_pubkey,
         xonly_tweak_add,
+        time_ecdsa_verify,
     )
 except ImportError as _err:  # the extension is not built: fullverify.oracle still works
     _NATIVE_IMPORT_ERROR: "ImportError | None" = _err
@@ -100,4 +101,5 @@ __all__ = [
     "schnorr_verify",
     "xonly_pubkey",
     "xonly_tweak_add",
+    "time_ecdsa_verify",
 ]
