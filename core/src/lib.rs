@@ -11,12 +11,24 @@
 //! 2. [`hash`] — SHA-256, double SHA-256, BIP340 tagged hashes with cached midstates,
 //!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
 //!
-//! Later layers (secp256k1 arithmetic, ECDSA/BIP340, transactions, sighash, script, blocks,
-//! the UTXO set and MuHash) follow the order in `ARCHITECTURE.md`.
+//! 3. [`encode`] — consensus encoding: bounded readers, canonical CompactSize, transactions
+//!    (BIP144 extended format), headers and blocks.
+//! 4. [`script`] and [`sighash`] — legacy/BIP143/BIP341 signature hashes from a per-transaction
+//!    context built once, and the script interpreter with Core's flags and error names.
+//!    Signature checks go through [`script::SigVerifier`].
+//!
+//! Later layers (secp256k1 arithmetic, ECDSA/BIP340, blocks, the UTXO set and MuHash) follow
+//! the order in `ARCHITECTURE.md`.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod backend;
+#[cfg(feature = "std")]
+pub mod encode;
 pub mod hash;
+#[cfg(feature = "std")]
+pub mod script;
+#[cfg(feature = "std")]
+pub mod sighash;
 
 #[cfg(feature = "std")]
 #[doc(hidden)]
