@@ -521,6 +521,94 @@ impl Block {
     }
 }
 
+/// `MAX_MONEY`: 21 million BTC in satoshis.
+pub const MAX_MONEY: i64 = 21_000_000 * 100_000_000;
+/// `MAX_BLOCK_WEIGHT` (BIP141).
+pub const MAX_BLOCK_WEIGHT: usize = 4_000_000;
+
+/// Why a transaction fails Core's context-free `CheckTransaction` (reject reasons as Core's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxCheckError {
+    /// `bad-txns-vin-empty`
+    VinEmpty,
+    /// `bad-txns-vout-empty`
+    VoutEmpty,
+    /// `bad-txns-oversize`: stripped size × 4 above the block weight limit.
+    Oversize,
+    /// `bad-txns-vout-negative`
+    VoutNegative,
+    /// `bad-txns-vout-toolarge`
+    VoutTooLarge,
+    /// `bad-txns-txouttotal-toolarge`
+    TxOutTotalTooLarge,
+    /// `bad-txns-inputs-duplicate`
+    InputsDuplicate,
+    /// `bad-cb-length`: coinbase scriptSig outside 2..=100 bytes.
+    CoinbaseLength,
+    /// `bad-txns-prevout-null`: a non-coinbase input spends the null outpoint.
+    PrevoutNull,
+}
+
+impl TxCheckError {
+    /// Core's reject reason.
+    pub fn reason(self) -> &'static str {
+        match self {
+            TxCheckError::VinEmpty => "bad-txns-vin-empty",
+            TxCheckError::VoutEmpty => "bad-txns-vout-empty",
+            TxCheckError::Oversize => "bad-txns-oversize",
+            TxCheckError::VoutNegative => "bad-txns-vout-negative",
+            TxCheckError::VoutTooLarge => "bad-txns-vout-toolarge",
+            TxCheckError::TxOutTotalTooLarge => "bad-txns-txouttotal-toolarge",
+            TxCheckError::InputsDuplicate => "bad-txns-inputs-duplicate",
+            TxCheckError::CoinbaseLength => "bad-cb-length",
+            TxCheckError::PrevoutNull => "bad-txns-prevout-null",
+        }
+    }
+}
+
+impl Transaction {
+    /// Core's `CheckTransaction`: the context-free transaction rules.
+    pub fn check(&self) -> Result<(), TxCheckError> {
+        if self.inputs.is_empty() {
+            return Err(TxCheckError::VinEmpty);
+        }
+        if self.outputs.is_empty() {
+            return Err(TxCheckError::VoutEmpty);
+        }
+        if self.base_size() * 4 > MAX_BLOCK_WEIGHT {
+            return Err(TxCheckError::Oversize);
+        }
+        let mut total: i64 = 0;
+        for o in &self.outputs {
+            if o.value < 0 {
+                return Err(TxCheckError::VoutNegative);
+            }
+            if o.value > MAX_MONEY {
+                return Err(TxCheckError::VoutTooLarge);
+            }
+            total += o.value;
+            if total > MAX_MONEY {
+                return Err(TxCheckError::TxOutTotalTooLarge);
+            }
+        }
+        let mut seen: std::collections::HashSet<&OutPoint> = std::collections::HashSet::with_capacity(self.inputs.len());
+        for i in &self.inputs {
+            if !seen.insert(&i.prevout) {
+                return Err(TxCheckError::InputsDuplicate);
+            }
+        }
+        if self.is_coinbase() {
+            let n = self.inputs[0].script_sig.len();
+            if !(2..=100).contains(&n) {
+                return Err(TxCheckError::CoinbaseLength);
+            }
+        } else if self.inputs.iter().any(|i| i.prevout.is_null()) {
+            return Err(TxCheckError::PrevoutNull);
+        }
+        Ok(())
+    }
+}
+
 /// Lower-case hex of bytes in display order (reversed), as txids and block hashes are shown.
 pub fn display_hex(h: &[u8; 32]) -> String {
     h.iter().rev().map(|b| format!("{b:02x}")).collect()

@@ -246,8 +246,9 @@ impl<'a> TxContext<'a> {
         s.put(&hash_type.to_le_bytes());
     }
 
-    /// BIP341 `SigMsg(hash_type, ext_flag)` (without the epoch byte), with BIP342's extension
-    /// when `tapscript` is given as `(tapleaf_hash, codesep_pos)`. `annex` includes its 0x50.
+    /// The bytes BIP341 hashes: the epoch `0x00` followed by `SigMsg(hash_type, ext_flag)`, with
+    /// BIP342's extension when `tapscript` is given as `(tapleaf_hash, codesep_pos)` (the form
+    /// the BIP341 wallet vectors call `sigMsg`). `annex` includes its 0x50 tag.
     pub fn bip341_sigmsg(
         &self,
         input_index: usize,
@@ -256,6 +257,7 @@ impl<'a> TxContext<'a> {
         tapscript: Option<([u8; 32], u32)>,
     ) -> Result<Vec<u8>, SighashError> {
         let mut v = Vec::with_capacity(256);
+        v.push(0x00);
         self.bip341_write(&mut v, input_index, hash_type, annex, tapscript)?;
         Ok(v)
     }

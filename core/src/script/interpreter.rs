@@ -689,7 +689,9 @@ fn eval_script<V: SigVerifier + ?Sized>(
                         return Err(ScriptError::UnsatisfiedLocktime);
                     }
                 }
-                OP_NOP1 | OP_CHECKLOCKTIMEVERIFY | OP_CHECKSEQUENCEVERIFY | OP_NOP4..=OP_NOP10 => {
+                // Not enabled: plain NOP2/NOP3 (no discouragement, as Core).
+                OP_CHECKLOCKTIMEVERIFY | OP_CHECKSEQUENCEVERIFY => {}
+                OP_NOP1 | OP_NOP4..=OP_NOP10 => {
                     if flags & DISCOURAGE_UPGRADABLE_NOPS != 0 {
                         return Err(ScriptError::DiscourageUpgradableNops);
                     }
@@ -697,7 +699,7 @@ fn eval_script<V: SigVerifier + ?Sized>(
                 OP_IF | OP_NOTIF => {
                     let mut value = false;
                     if f_exec {
-                        let v = stack.last().ok_or(ScriptError::UnbalancedConditional)?;
+                        let v = stack.last().ok_or(ScriptError::InvalidStackOperation)?;
                         if sigversion == SigVersion::Tapscript && (v.len() > 1 || (v.len() == 1 && v[0] != 1)) {
                             return Err(ScriptError::TapscriptMinimalIf);
                         }

@@ -82,20 +82,12 @@ pub mod flags {
         Ok(v)
     }
 
-    /// The consensus flags in force at a block height, as Core's `GetBlockScriptFlags` for the
-    /// given network's buried deployment heights (`(bip16_exception_free, bip66, bip65, csv,
-    /// segwit, taproot)`), ignoring Core's per-block script-flag exceptions.
+    /// The consensus flags in force at a block height, as Core's `GetBlockScriptFlags`:
+    /// P2SH, WITNESS and TAPROOT for every block (Core applies them retroactively; only two
+    /// historic exception blocks differ, not modelled here), DERSIG/CLTV/CSV/NULLDUMMY from
+    /// their buried deployment heights (NULLDUMMY with segwit).
     pub fn for_height(height: u32, heights: &DeploymentHeights) -> u32 {
-        let mut f = 0;
-        if height >= heights.p2sh {
-            f |= P2SH;
-        }
-        if height >= heights.segwit {
-            f |= WITNESS;
-        }
-        if height >= heights.taproot {
-            f |= TAPROOT;
-        }
+        let mut f = P2SH | WITNESS | TAPROOT;
         if height >= heights.bip66 {
             f |= DERSIG;
         }
@@ -111,39 +103,21 @@ pub mod flags {
         f
     }
 
-    /// Buried deployment heights of one network.
+    /// Buried deployment heights of one network (chainparams.cpp).
     #[derive(Clone, Copy, Debug)]
     pub struct DeploymentHeights {
-        pub p2sh: u32,
         pub bip66: u32,
         pub bip65: u32,
         pub csv: u32,
         pub segwit: u32,
-        pub taproot: u32,
     }
 
-    /// Mainnet (chainparams.cpp). P2SH: BIP16 enforcement began at block 173,805 (time-based
-    /// switch; Core applies it from the first block after, excepting one historic block).
-    pub const MAINNET: DeploymentHeights = DeploymentHeights {
-        p2sh: 173_805,
-        bip66: 363_725,
-        bip65: 388_381,
-        csv: 419_328,
-        segwit: 481_824,
-        taproot: 709_632,
-    };
-
-    /// Testnet3 (chainparams.cpp).
-    pub const TESTNET3: DeploymentHeights = DeploymentHeights {
-        p2sh: 514,
-        bip66: 330_776,
-        bip65: 581_885,
-        csv: 770_112,
-        segwit: 834_624,
-        taproot: 2_011_968,
-    };
-
-    /// Regtest: everything active from height 1 (P2SH from 0).
-    pub const REGTEST: DeploymentHeights =
-        DeploymentHeights { p2sh: 0, bip66: 1, bip65: 1, csv: 1, segwit: 0, taproot: 0 };
+    /// Mainnet.
+    pub const MAINNET: DeploymentHeights =
+        DeploymentHeights { bip66: 363_725, bip65: 388_381, csv: 419_328, segwit: 481_824 };
+    /// Testnet3.
+    pub const TESTNET3: DeploymentHeights =
+        DeploymentHeights { bip66: 330_776, bip65: 581_885, csv: 770_112, segwit: 834_624 };
+    /// Regtest: everything from height 1 (segwit from 0).
+    pub const REGTEST: DeploymentHeights = DeploymentHeights { bip66: 1, bip65: 1, csv: 1, segwit: 0 };
 }
