@@ -85,6 +85,13 @@ pub struct TxContext<'a> {
     sha_outputs: OnceLock<[u8; 32]>,
     sha_amounts: OnceLock<[u8; 32]>,
     sha_spks: OnceLock<[u8; 32]>,
+    bip143: OnceLock<Bip143Hashes>,
+    /// BIP143 engine after `nVersion || hashPrevouts || hashSequence` for SIGHASH_ALL without
+    /// ANYONECANPAY: identical for every such input, so it is absorbed once.
+    bip143_prefix_all: OnceLock<Sha256>,
+    /// BIP341 engines after `tag || epoch || hash_type || nVersion || nLockTime || sha_*` for the
+    /// non-ANYONECANPAY hash types 0..=3, whose prefix is identical for every input.
+    bip341_prefix: [OnceLock<Sha256>; 4],
 }
 
 impl<'a> TxContext<'a> {
@@ -99,6 +106,9 @@ impl<'a> TxContext<'a> {
             sha_outputs: OnceLock::new(),
             sha_amounts: OnceLock::new(),
             sha_spks: OnceLock::new(),
+            bip143: OnceLock::new(),
+            bip143_prefix_all: OnceLock::new(),
+            bip341_prefix: [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()],
         }
     }
 
@@ -161,11 +171,11 @@ impl<'a> TxContext<'a> {
 
     /// The BIP143 aggregates: double SHA-256 = SHA-256 of the single hashes above.
     pub fn bip143_hashes(&self) -> Bip143Hashes {
-        Bip143Hashes {
+        *self.bip143.get_or_init(|| Bip143Hashes {
             hash_prevouts: sha256(&self.sha_prevouts()),
             hash_sequence: sha256(&self.sha_sequences()),
             hash_outputs: sha256(&self.sha_outputs()),
-        }
+        })
     }
 
     /// The BIP341 aggregates, if the spent outputs are known.
@@ -196,30 +206,57 @@ impl<'a> TxContext<'a> {
 
     /// BIP143 signature hash (double SHA-256 of the preimage).
     pub fn bip143_sighash(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> [u8; 32] {
-        let mut e = Sha256::new();
-        self.bip143_write(&mut e, input_index, script_code, amount, hash_type);
+        let base = hash_type & 0x1f;
+        let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
+        let mut e = if !acp && base != SIGHASH_SINGLE && base != SIGHASH_NONE {
+            // Steps 1-3 are the same for every ALL-class input: absorb them once.
+            self.bip143_prefix_all
+                .get_or_init(|| {
+                    let mut e = Sha256::new();
+                    self.bip143_write_prefix(&mut e, hash_type);
+                    e
+                })
+                .clone()
+        } else {
+            let mut e = Sha256::new();
+            self.bip143_write_prefix(&mut e, hash_type);
+            e
+        };
+        self.bip143_write_rest(&mut e, input_index, script_code, amount, hash_type);
         sha256(&e.finalize())
     }
 
     fn bip143_write<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
-        let tx = self.tx;
+        self.bip143_write_prefix(s, hash_type);
+        self.bip143_write_rest(s, n_in, script_code, amount, hash_type);
+    }
+
+    /// Steps 1-3: the part of the preimage that does not depend on the input.
+    fn bip143_write_prefix<S: Sink>(&self, s: &mut S, hash_type: u32) {
         let base = hash_type & 0x1f;
         let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
         let zero = [0u8; 32];
         // 1. nVersion of the transaction (4-byte little endian)
-        s.put(&tx.version.to_le_bytes());
+        s.put(&self.tx.version.to_le_bytes());
         // 2. hashPrevouts (32-byte hash): zero if ANYONECANPAY
         if acp {
             s.put(&zero);
         } else {
-            s.put(&sha256(&self.sha_prevouts()));
+            s.put(&self.bip143_hashes().hash_prevouts);
         }
         // 3. hashSequence (32-byte hash): zero if ANYONECANPAY, SINGLE or NONE
         if acp || base == SIGHASH_SINGLE || base == SIGHASH_NONE {
             s.put(&zero);
         } else {
-            s.put(&sha256(&self.sha_sequences()));
+            s.put(&self.bip143_hashes().hash_sequence);
         }
+    }
+
+    /// Steps 4-10: the input's own fields, outputs, locktime and hash type.
+    fn bip143_write_rest<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
+        let tx = self.tx;
+        let base = hash_type & 0x1f;
+        let zero = [0u8; 32];
         let input = &tx.inputs[n_in];
         // 4. outpoint (32-byte hash + 4-byte little endian)
         input.prevout.encode(s);
@@ -232,7 +269,7 @@ impl<'a> TxContext<'a> {
         // 8. hashOutputs (32-byte hash): all outputs unless SINGLE/NONE; for SINGLE with a
         //    matching output, the double SHA256 of that output; otherwise zero.
         if base != SIGHASH_SINGLE && base != SIGHASH_NONE {
-            s.put(&sha256(&self.sha_outputs()));
+            s.put(&self.bip143_hashes().hash_outputs);
         } else if base == SIGHASH_SINGLE && n_in < tx.outputs.len() {
             let mut e = Sha256::new();
             tx.outputs[n_in].encode(&mut e);
@@ -270,11 +307,47 @@ impl<'a> TxContext<'a> {
         annex: Option<&[u8]>,
         tapscript: Option<([u8; 32], u32)>,
     ) -> Result<[u8; 32], SighashError> {
-        let mut e = tags::tap_sighash().engine();
-        // The epoch 0x00 precedes SigMsg.
-        e.update(&[0x00]);
-        self.bip341_write(&mut e, input_index, hash_type, annex, tapscript)?;
+        self.bip341_check(input_index, hash_type)?;
+        let mut e = if hash_type <= 3 {
+            // Without ANYONECANPAY everything up to the input data is the same for every input
+            // with this hash type: absorb it once per transaction.
+            self.bip341_prefix[hash_type as usize]
+                .get_or_init(|| {
+                    let mut e = tags::tap_sighash().engine();
+                    e.update(&[0x00]);
+                    self.bip341_write_prefix(&mut e, hash_type);
+                    e
+                })
+                .clone()
+        } else {
+            let mut e = tags::tap_sighash().engine();
+            // The epoch 0x00 precedes SigMsg.
+            e.update(&[0x00]);
+            self.bip341_write_prefix(&mut e, hash_type);
+            e
+        };
+        self.bip341_write_rest(&mut e, input_index, hash_type, annex, tapscript);
         Ok(e.finalize())
+    }
+
+    /// The checks that make a BIP341 message undefined.
+    fn bip341_check(&self, n_in: usize, hash_type: u8) -> Result<(), SighashError> {
+        let tx = self.tx;
+        if self.spent_outputs.is_none() {
+            return Err(SighashError::MissingSpentOutputs);
+        }
+        if n_in >= tx.inputs.len() {
+            return Err(SighashError::InputIndex);
+        }
+        // "hash_type ... Using any undefined hash_type causes validation failure if violated."
+        if !(hash_type <= 0x03 || (0x81..=0x83).contains(&hash_type)) {
+            return Err(SighashError::InvalidHashType(hash_type));
+        }
+        // "If hash_type & 3 equals SIGHASH_SINGLE" there must be an output at the input's index.
+        if hash_type & 3 == SIGHASH_SINGLE as u8 && n_in >= tx.outputs.len() {
+            return Err(SighashError::SingleWithoutOutput);
+        }
+        Ok(())
     }
 
     fn bip341_write<S: Sink>(
@@ -285,21 +358,18 @@ impl<'a> TxContext<'a> {
         annex: Option<&[u8]>,
         tapscript: Option<([u8; 32], u32)>,
     ) -> Result<(), SighashError> {
+        self.bip341_check(n_in, hash_type)?;
+        self.bip341_write_prefix(s, hash_type);
+        self.bip341_write_rest(s, n_in, hash_type, annex, tapscript);
+        Ok(())
+    }
+
+    /// SigMsg up to "Data about this input": control and transaction data. Caller checked.
+    fn bip341_write_prefix<S: Sink>(&self, s: &mut S, hash_type: u8) {
         let tx = self.tx;
-        let spent = self.spent_outputs.ok_or(SighashError::MissingSpentOutputs)?;
-        if n_in >= tx.inputs.len() {
-            return Err(SighashError::InputIndex);
-        }
-        // "hash_type ... Using any undefined hash_type causes validation failure if violated."
-        if !(hash_type <= 0x03 || (0x81..=0x83).contains(&hash_type)) {
-            return Err(SighashError::InvalidHashType(hash_type));
-        }
         // Default (0x00) is treated as SIGHASH_ALL for the output type.
         let output_type = if hash_type == SIGHASH_DEFAULT { SIGHASH_ALL as u8 } else { hash_type & 3 };
         let acp = hash_type & 0x80 != 0;
-        if output_type == SIGHASH_SINGLE as u8 && n_in >= tx.outputs.len() {
-            return Err(SighashError::SingleWithoutOutput);
-        }
         // Control: hash_type (1).
         s.put(&[hash_type]);
         // Transaction data: nVersion (4), nLockTime (4).
@@ -309,14 +379,29 @@ impl<'a> TxContext<'a> {
         // sha_amounts (32), sha_scriptpubkeys (32), sha_sequences (32).
         if !acp {
             s.put(&self.sha_prevouts());
-            s.put(&self.sha_amounts().ok_or(SighashError::MissingSpentOutputs)?);
-            s.put(&self.sha_scriptpubkeys().ok_or(SighashError::MissingSpentOutputs)?);
+            s.put(&self.sha_amounts().expect("checked"));
+            s.put(&self.sha_scriptpubkeys().expect("checked"));
             s.put(&self.sha_sequences());
         }
         // "If hash_type & 3 does not equal SIGHASH_NONE or SIGHASH_SINGLE:" sha_outputs (32).
         if output_type == SIGHASH_ALL as u8 {
             s.put(&self.sha_outputs());
         }
+    }
+
+    /// SigMsg from "Data about this input" on, plus BIP342's extension. Caller checked.
+    fn bip341_write_rest<S: Sink>(
+        &self,
+        s: &mut S,
+        n_in: usize,
+        hash_type: u8,
+        annex: Option<&[u8]>,
+        tapscript: Option<([u8; 32], u32)>,
+    ) {
+        let tx = self.tx;
+        let spent = self.spent_outputs.expect("checked");
+        let output_type = if hash_type == SIGHASH_DEFAULT { SIGHASH_ALL as u8 } else { hash_type & 3 };
+        let acp = hash_type & 0x80 != 0;
         // Data about this input: spend_type (1) = (ext_flag * 2) + annex_present.
         let ext_flag = u8::from(tapscript.is_some());
         s.put(&[ext_flag * 2 + u8::from(annex.is_some())]);
@@ -348,7 +433,6 @@ impl<'a> TxContext<'a> {
             s.put(&[0x00]);
             s.put(&codesep_pos.to_le_bytes());
         }
-        Ok(())
     }
 }
 

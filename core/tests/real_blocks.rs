@@ -164,3 +164,38 @@ fn testnet3_928816_all_inputs() {
     assert_eq!(b.spent.len(), 8692);
     check_block(&b, "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", 200);
 }
+
+/// `verify_input` from several threads sharing one read-only `TxContext` per transaction
+/// (lazily computed aggregates included) gives the same verdicts as one thread.
+#[test]
+fn mainnet_866342_shared_contexts_across_threads() {
+    let Some(b) = load(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    let mut ctxs = Vec::new();
+    let mut k = 0;
+    for tx in b.block.txdata.iter().filter(|t| !t.is_coinbase()) {
+        ctxs.push(TxContext::new(tx, Some(&b.spent[k..k + tx.inputs.len()])));
+        k += tx.inputs.len();
+    }
+    let work: Vec<(usize, usize)> = ctxs.iter().enumerate().flat_map(|(t, c)| (0..c.tx.inputs.len()).map(move |i| (t, i))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let ok = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(t, i)) = work.get(n) else { break };
+                if verify_input(&ctxs[t], i, b.flags, &SecpVerifier).is_ok() {
+                    ok.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(ok.into_inner(), 7972);
+}
