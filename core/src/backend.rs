@@ -25,6 +25,8 @@
 
 use core::fmt;
 
+pub mod portable;
+
 /// A set of kernels. See the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Backend {

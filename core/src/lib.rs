@@ -10,15 +10,16 @@
 //!    chosen once at run time and dispatched at coarse entry points.
 //! 2. [`hash`] — SHA-256, double SHA-256, BIP340 tagged hashes with cached midstates,
 //!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
-//!
-//! 3. [`encode`] — consensus encoding: bounded readers, canonical CompactSize, transactions
+//! 3. [`secp256k1`] — field and scalar arithmetic, group law, GLV/wNAF multiplication,
+//!    ECDSA (Core semantics) and BIP340 verification and signing.
+//! 4. [`encode`] — consensus encoding: bounded readers, canonical CompactSize, transactions
 //!    (BIP144 extended format), headers and blocks.
-//! 4. [`script`] and [`sighash`] — legacy/BIP143/BIP341 signature hashes from a per-transaction
+//! 5. [`script`] and [`sighash`] — legacy/BIP143/BIP341 signature hashes from a per-transaction
 //!    context built once, and the script interpreter with Core's flags and error names.
-//!    Signature checks go through [`script::SigVerifier`].
+//!    Signature checks go through [`script::SigVerifier`]; [`script::NativeVerifier`] is the
+//!    implementation over [`secp256k1`].
 //!
-//! Later layers (secp256k1 arithmetic, ECDSA/BIP340, blocks, the UTXO set and MuHash) follow
-//! the order in `ARCHITECTURE.md`.
+//! Later layers (blocks, the UTXO set and MuHash) follow the order in `ARCHITECTURE.md`.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod backend;
@@ -27,6 +28,7 @@ pub mod encode;
 pub mod hash;
 #[cfg(feature = "std")]
 pub mod script;
+pub mod secp256k1;
 #[cfg(feature = "std")]
 pub mod sighash;
 

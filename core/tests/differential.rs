@@ -18,7 +18,7 @@ use fullverify::script::interpreter::{push_data_script, tapleaf_hash, taptweak_h
 use fullverify::script::verify_input;
 use fullverify::sighash::TxContext;
 use proptest::prelude::*;
-use secp256k1::{Keypair, Message, SecretKey};
+use libsecp::{Keypair, Message, SecretKey};
 
 /// A script token: an opcode, a number, or a data push.
 #[derive(Clone, Debug)]
@@ -121,7 +121,7 @@ fn case() -> impl Strategy<Value = Case> {
 /// Builds (spending tx, spent output) for a case; signatures are made over the final tx.
 fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
     let sk = SecretKey::from_secret_bytes(c.key).unwrap_or_else(|_| SecretKey::from_secret_bytes([1; 32]).unwrap());
-    let pk = secp256k1::PublicKey::from_secret_key(&sk).serialize();
+    let pk = libsecp::PublicKey::from_secret_key(&sk).serialize();
     let kp = Keypair::from_secret_key(&sk);
     let (xonly, _) = kp.x_only_public_key();
     let xonly = xonly.to_byte_array();
@@ -182,7 +182,7 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
             let code = [&[0x76, 0xa9, 20][..], &hash160(&pk), &[0x88, 0xac]].concat();
             let ht = c.hash_type as u32;
             let msg = if c.kind == 4 { ctx.legacy_sighash(0, &code, ht) } else { ctx.bip143_sighash(0, &code, c.amount, ht) };
-            let mut sig = secp256k1::ecdsa::sign(Message::from_digest(msg), &sk).serialize_der().to_vec();
+            let mut sig = libsecp::ecdsa::sign(Message::from_digest(msg), &sk).serialize_der().to_vec();
             sig.push(c.hash_type);
             if c.corrupt == 3 {
                 sig[8] ^= 1;
@@ -207,11 +207,11 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
             let sighash = ctx.bip341_sighash(0, ht, None, tap).unwrap_or([7; 32]);
             let signer = if c.kind == 6 {
                 let t = taptweak_hash(&xonly, None);
-                kp.add_xonly_tweak(&secp256k1::Scalar::from_be_bytes(t).unwrap()).unwrap()
+                kp.add_xonly_tweak(&libsecp::Scalar::from_be_bytes(t).unwrap()).unwrap()
             } else {
                 kp
             };
-            let mut sig = secp256k1::schnorr::sign_no_aux_rand(&sighash, &signer).to_byte_array().to_vec();
+            let mut sig = libsecp::schnorr::sign_no_aux_rand(&sighash, &signer).to_byte_array().to_vec();
             if ht != 0 {
                 sig.push(ht);
             }

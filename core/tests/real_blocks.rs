@@ -59,8 +59,13 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, samples: usize) {
     let t0 = std::time::Instant::now();
     let o = harness::verify_block_inputs(b, &SecpVerifier);
     let dt = t0.elapsed();
-    o.assert_all_passed(&format!("block {} (flags {:#x})", b.height, b.flags));
+    o.assert_all_passed(&format!("block {} (flags {:#x}, libsecp256k1)", b.height, b.flags));
     eprintln!("  {} inputs in {dt:?}", o.passed);
+    let t0 = std::time::Instant::now();
+    let o = harness::verify_block_inputs(b, &fullverify::script::NativeVerifier);
+    let dt = t0.elapsed();
+    o.assert_all_passed(&format!("block {} (flags {:#x}, native secp256k1)", b.height, b.flags));
+    eprintln!("  {} inputs in {dt:?} (native)", o.passed);
 
     // Mutations on a deterministic sample of inputs.
     let mut index = Vec::new(); // (tx, input, offset into spent)

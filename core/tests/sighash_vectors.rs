@@ -30,6 +30,8 @@ fn bip341_vs_wallet_vectors() {
     let o = harness::run_bip341_wallet(&j, &common::tweak_xonly, &common::SecpVerifier);
     assert_eq!(o.passed + o.failed, 8);
     o.assert_all_passed("core/bip341_wallet_vectors.json");
+    let o = harness::run_bip341_wallet(&j, &common::tweak_xonly_native, &fullverify::script::NativeVerifier);
+    o.assert_all_passed("core/bip341_wallet_vectors.json (native)");
 }
 
 /// A naive reference: build the modified transaction Core's serializer describes, serialize

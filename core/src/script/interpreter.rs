@@ -1133,15 +1133,6 @@ pub fn taptweak_hash(internal: &[u8; 32], merkle_root: Option<&[u8; 32]>) -> [u8
     e.finalize()
 }
 
-/// What a taproot spend revealed (for explorers and tests).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TaprootSpend {
-    pub leaf_version: u8,
-    pub tapleaf_hash: [u8; 32],
-    pub merkle_root: [u8; 32],
-    pub tweak: [u8; 32],
-}
-
 /// Serialized size of a witness stack (CompactSize count + each item with its length).
 fn witness_serialized_size(w: &[Vec<u8>]) -> usize {
     compact_size_len(w.len() as u64) + w.iter().map(|i| compact_size_len(i.len() as u64) + i.len()).sum::<usize>()

@@ -17,8 +17,10 @@ pub mod asm;
 pub mod interpreter;
 pub mod opcodes;
 pub mod sigops;
+pub mod verifier;
 
-pub use interpreter::{verify_input, verify_script, ScriptError, SigVerifier, TaprootSpend};
+pub use interpreter::{verify_input, verify_script, ScriptError, SigVerifier};
+pub use verifier::NativeVerifier;
 
 /// Verification flags, bit-for-bit Core's `SCRIPT_VERIFY_*` (script/interpreter.h).
 pub mod flags {

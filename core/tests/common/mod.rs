@@ -9,7 +9,7 @@
 pub mod harness;
 
 use fullverify::script::SigVerifier;
-use secp256k1::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
+use libsecp::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
 use std::io::Read;
 use std::path::Path;
 
@@ -90,4 +90,16 @@ pub fn load_json(rel: &str) -> Option<serde_json::Value> {
 /// Decompresses a compressed SEC1 key (for Core's compressed-script types 4/5).
 pub fn decompress_pubkey(c: &[u8; 33]) -> Option<[u8; 65]> {
     PublicKey::from_slice(c).ok().map(|p| p.serialize_uncompressed())
+}
+
+/// `internal + tweak·G` with fullverify's own secp256k1 layer.
+pub fn tweak_xonly_native(internal: &[u8; 32], tweak: &[u8; 32]) -> ([u8; 32], bool) {
+    let p = fullverify::secp256k1::XOnlyPublicKey::parse(internal).expect("valid internal key");
+    let (q, odd) = p.tweak_add(tweak).expect("tweak ok");
+    (q.serialize(), odd)
+}
+
+/// Compressed to uncompressed SEC1 with fullverify's own secp256k1 layer.
+pub fn decompress_pubkey_native(c: &[u8; 33]) -> Option<[u8; 65]> {
+    fullverify::secp256k1::PublicKey::parse(c).ok().map(|p| p.serialize_uncompressed())
 }

@@ -16,14 +16,15 @@
 //! | `blocks_with_prevouts/` | `<network>_<name>.{block,blk}[.raw,.zst,.bz2,.gz]` with a sibling `<network>_<name>.{spent_utxos.json,spent_outputs.bin,utxostore}[...]` | every input verifies |
 //!
 //! The same harness code as the integration tests (`core/tests/common/`) is compiled in, so the
-//! runner and `cargo test` agree on what passing means. Signatures are checked with
-//! libsecp256k1 (the `secp256k1` crate) until fullverify's own layer is wired in.
+//! runner and `cargo test` agree on what passing means. Signatures, taproot tweaks and key
+//! decompression use fullverify's own secp256k1 layer ([`NativeVerifier`]), so the runner
+//! checks the production stack end to end.
 
 #[path = "../../../core/tests/common/mod.rs"]
 mod common;
 
 use common::harness::{self, Outcome, PrevoutFormat};
-use common::SecpVerifier;
+use fullverify::script::NativeVerifier;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -72,8 +73,8 @@ fn run_file(root: &Path, path: &Path) -> Option<Result<Outcome, String>> {
     let folder = rel.parent()?.to_str()?;
     let name = rel.file_name()?.to_str()?;
     let base = strip_compression(name);
-    let v = SecpVerifier;
-    let tweak = &common::tweak_xonly;
+    let v = NativeVerifier;
+    let tweak = &common::tweak_xonly_native;
     let json_file = base.ends_with(".json");
     let run: Box<dyn FnOnce() -> Result<Outcome, String>> = match folder {
         "core" if json_file && base.starts_with("script_tests") => {
@@ -99,7 +100,7 @@ fn run_file(root: &Path, path: &Path) -> Option<Result<Outcome, String>> {
                     &common::read_maybe_compressed(&pp),
                     kind,
                     &network,
-                    &common::decompress_pubkey,
+                    &common::decompress_pubkey_native,
                 )?;
                 Ok(harness::verify_block_inputs(&b, &v))
             })

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! GF(p), p = 2^256 − 2^32 − 977 = 2^256 − C with C = 0x1000003D1.
+//!
+//! [`FieldOps`] is the contract between the group code and a backend's machine-level kernels
+//! (mul, sqr, add, negate, normalize). The magnitude rules are those of the 5×52 kernel (see
+//! `backend::portable::field`): callers keep every `mul`/`sqr` input at magnitude ≤ 8, and a
+//! backend with fully reduced limbs simply treats every magnitude as 1.
+//!
+//! Derived operations are written once here, generic over the backend:
+//! - [`inv`]: a^(p−2) by an addition chain (255 squarings, 15 multiplications; constant time);
+//! - [`inv_var`]: safegcd (variable time, public inputs only);
+//! - [`sqrt`]: a^((p+1)/4), valid because p ≡ 3 (mod 4), with a squaring check;
+//! - [`batch_inv_var`]: Montgomery's trick, one inversion for n elements.
+//!
+//! [`FieldElement`] is the public, always-normalized wrapper used by the API faces.
+
+use super::modinv::{modinv64_var, ModInfo, Signed62};
+use crate::backend::portable::field::Fe5x52;
+use core::fmt;
+
+/// Machine-level field kernels of one backend.
+pub trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
+    const ZERO: Self;
+    const ONE: Self;
+    /// From little-endian words of a value < 2^256 (magnitude 1, maybe ≥ p).
+    fn from_u64x4(a: [u64; 4]) -> Self;
+    /// Little-endian words. Precondition: normalized.
+    fn to_u64x4(&self) -> [u64; 4];
+    fn mul(&self, b: &Self) -> Self;
+    fn sqr(&self) -> Self;
+    fn add(&self, b: &Self) -> Self;
+    fn mul_int(&self, k: u32) -> Self;
+    fn negate(&self, m: u32) -> Self;
+    fn normalize_weak(&self) -> Self;
+    fn normalize(&self) -> Self;
+    fn normalizes_to_zero_var(&self) -> bool;
+    /// Precondition: normalized.
+    fn is_zero(&self) -> bool;
+    /// Precondition: normalized.
+    fn is_odd(&self) -> bool;
+    fn cmov(&mut self, b: &Self, flag: bool);
+
+    /// Repeated squaring a^(2^n).
+    #[inline(always)]
+    fn sqr_n(&self, n: usize) -> Self {
+        let mut r = *self;
+        for _ in 0..n {
+            r = r.sqr();
+        }
+        r
+    }
+    /// Equality of values mod p (variable time).
+    #[inline(always)]
+    fn eq_var(&self, b: &Self) -> bool {
+        self.add(&b.negate(1)).normalizes_to_zero_var()
+    }
+    /// From 32 big-endian bytes; `None` when the value is ≥ p.
+    fn from_be_bytes(b: &[u8; 32]) -> Option<Self> {
+        let w = words_from_be(b);
+        if ge_p(&w) {
+            None
+        } else {
+            Some(Self::from_u64x4(w))
+        }
+    }
+    /// 32 big-endian bytes of the canonical value.
+    fn to_be_bytes(&self) -> [u8; 32] {
+        words_to_be(&self.normalize().to_u64x4())
+    }
+}
+
+impl FieldOps for Fe5x52 {
+    const ZERO: Self = Fe5x52::ZERO;
+    const ONE: Self = Fe5x52::ONE;
+    #[inline(always)]
+    fn from_u64x4(a: [u64; 4]) -> Self {
+        Fe5x52::from_u64x4(a)
+    }
+    #[inline(always)]
+    fn to_u64x4(&self) -> [u64; 4] {
+        Fe5x52::to_u64x4(self)
+    }
+    #[inline(always)]
+    fn mul(&self, b: &Self) -> Self {
+        Fe5x52::mul(self, b)
+    }
+    #[inline(always)]
+    fn sqr(&self) -> Self {
+        Fe5x52::sqr(self)
+    }
+    #[inline(always)]
+    fn add(&self, b: &Self) -> Self {
+        Fe5x52::add(self, b)
+    }
+    #[inline(always)]
+    fn mul_int(&self, k: u32) -> Self {
+        Fe5x52::mul_int(self, k)
+    }
+    #[inline(always)]
+    fn negate(&self, m: u32) -> Self {
+        Fe5x52::negate(self, m)
+    }
+    #[inline(always)]
+    fn normalize_weak(&self) -> Self {
+        Fe5x52::normalize_weak(self)
+    }
+    #[inline(always)]
+    fn normalize(&self) -> Self {
+        Fe5x52::normalize(self)
+    }
+    #[inline(always)]
+    fn normalizes_to_zero_var(&self) -> bool {
+        Fe5x52::normalizes_to_zero_var(self)
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> bool {
+        Fe5x52::is_zero(self)
+    }
+    #[inline(always)]
+    fn is_odd(&self) -> bool {
+        Fe5x52::is_odd(self)
+    }
+    #[inline(always)]
+    fn cmov(&mut self, b: &Self, flag: bool) {
+        Fe5x52::cmov(self, b, flag)
+    }
+}
+
+/// p as little-endian words.
+pub const P_WORDS: [u64; 4] =
+    [0xFFFF_FFFE_FFFF_FC2F, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF];
+
+/// Big-endian bytes to little-endian words.
+#[inline]
+pub fn words_from_be(b: &[u8; 32]) -> [u64; 4] {
+    core::array::from_fn(|i| u64::from_be_bytes(b[24 - 8 * i..32 - 8 * i].try_into().unwrap()))
+}
+
+/// Little-endian words to big-endian bytes.
+#[inline]
+pub fn words_to_be(w: &[u64; 4]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for i in 0..4 {
+        out[24 - 8 * i..32 - 8 * i].copy_from_slice(&w[i].to_be_bytes());
+    }
+    out
+}
+
+/// Whether little-endian words `a` ≥ `b` (variable time).
+#[inline]
+pub fn words_ge(a: &[u64; 4], b: &[u64; 4]) -> bool {
+    for i in (0..4).rev() {
+        if a[i] != b[i] {
+            return a[i] > b[i];
+        }
+    }
+    true
+}
+
+#[inline]
+fn ge_p(w: &[u64; 4]) -> bool {
+    words_ge(w, &P_WORDS)
+}
+
+/// (x2, x3, x22, x223) where xk = a^(2^k − 1): the common prefix of both chains.
+fn chain_prefix<F: FieldOps>(a: &F) -> (F, F, F, F) {
+    let x2 = a.sqr().mul(a);
+    let x3 = x2.sqr().mul(a);
+    let x6 = x3.sqr_n(3).mul(&x3);
+    let x9 = x6.sqr_n(3).mul(&x3);
+    let x11 = x9.sqr_n(2).mul(&x2);
+    let x22 = x11.sqr_n(11).mul(&x11);
+    let x44 = x22.sqr_n(22).mul(&x22);
+    let x88 = x44.sqr_n(44).mul(&x44);
+    let x176 = x88.sqr_n(88).mul(&x88);
+    let x220 = x176.sqr_n(44).mul(&x44);
+    let x223 = x220.sqr_n(3).mul(&x3);
+    (x2, x3, x22, x223)
+}
+
+/// a^(p−2) = a⁻¹ (0 ↦ 0), constant time.
+///
+/// p − 2 in binary is 223 ones, a zero, 22 ones, four zeros, 1, 0, 11, 0, 1:
+/// ((((2^223−1)·2^23 + 2^22−1)·2^5 + 1)·2^3 + 3)·2^2 + 1.
+pub fn inv<F: FieldOps>(a: &F) -> F {
+    let (x2, _x3, x22, x223) = chain_prefix(a);
+    let t = x223.sqr_n(23).mul(&x22);
+    let t = t.sqr_n(5).mul(a);
+    let t = t.sqr_n(3).mul(&x2);
+    t.sqr_n(2).mul(a)
+}
+
+/// a^((p+1)/4); equals a square root when one exists.
+/// (p+1)/4 = ((2^223−1)·2^23 + 2^22−1)·2^6 + 3)·2^2.
+pub fn pow_p1_4<F: FieldOps>(a: &F) -> F {
+    let (x2, _x3, x22, x223) = chain_prefix(a);
+    let t = x223.sqr_n(23).mul(&x22);
+    let t = t.sqr_n(6).mul(&x2);
+    t.sqr_n(2)
+}
+
+/// A square root of a, or `None` when a is not a quadratic residue. Constant time apart from
+/// the final verdict.
+pub fn sqrt<F: FieldOps>(a: &F) -> Option<F> {
+    let r = pow_p1_4(a);
+    if r.sqr().eq_var(a) {
+        Some(r.normalize())
+    } else {
+        None
+    }
+}
+
+const P_MODINFO: ModInfo =
+    ModInfo { modulus: Signed62([-0x1_0000_03D1, 0, 0, 0, 256]), modulus_inv62: 0x27C7_F6E2_2DDA_CACF };
+
+/// a⁻¹ (0 ↦ 0) by safegcd; variable time, public inputs only.
+pub fn inv_var<F: FieldOps>(a: &F) -> F {
+    let w = a.normalize().to_u64x4();
+    let r = modinv64_var(&Signed62::from_u64x4(w), &P_MODINFO);
+    F::from_u64x4(r.to_u64x4())
+}
+
+/// Inverts every element of `a` in place (zeros stay zero) with one `inv_var`.
+pub fn batch_inv_var<F: FieldOps>(a: &mut [F]) {
+    if a.is_empty() {
+        return;
+    }
+    let mut prefix = Vec::with_capacity(a.len());
+    let mut acc = F::ONE;
+    for x in a.iter() {
+        prefix.push(acc);
+        if !x.normalizes_to_zero_var() {
+            acc = acc.mul(x);
+        }
+    }
+    let mut inv_acc = inv_var(&acc);
+    for (x, pre) in a.iter_mut().zip(prefix.iter()).rev() {
+        if x.normalizes_to_zero_var() {
+            *x = F::ZERO;
+            continue;
+        }
+        let xi = inv_acc.mul(pre);
+        inv_acc = inv_acc.mul(x);
+        *x = xi;
+    }
+}
+
+/// A public field element: always normalized, backed by the portable kernel.
+#[derive(Clone, Copy)]
+pub struct FieldElement(pub(crate) Fe5x52);
+
+impl FieldElement {
+    pub const ZERO: FieldElement = FieldElement(Fe5x52::ZERO);
+    pub const ONE: FieldElement = FieldElement(Fe5x52::ONE);
+
+    /// From 32 big-endian bytes; an error when the value is ≥ p.
+    pub fn from_bytes(b: &[u8; 32]) -> Result<FieldElement, super::Error> {
+        Fe5x52::from_be_bytes(b).map(FieldElement).ok_or(super::Error::FieldOverflow)
+    }
+    /// From 32 big-endian bytes, reduced mod p.
+    pub fn from_bytes_reduce(b: &[u8; 32]) -> FieldElement {
+        FieldElement(Fe5x52::from_u64x4(words_from_be(b)).normalize())
+    }
+    /// From a small integer.
+    pub fn from_u64(v: u64) -> FieldElement {
+        FieldElement(Fe5x52::from_u64x4([v, 0, 0, 0]))
+    }
+    /// 32 big-endian bytes.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        words_to_be(&self.0.to_u64x4())
+    }
+    pub fn add(&self, b: &FieldElement) -> FieldElement {
+        FieldElement(self.0.add(&b.0).normalize())
+    }
+    pub fn sub(&self, b: &FieldElement) -> FieldElement {
+        FieldElement(self.0.add(&b.0.negate(1)).normalize())
+    }
+    pub fn neg(&self) -> FieldElement {
+        FieldElement(self.0.negate(1).normalize())
+    }
+    pub fn mul(&self, b: &FieldElement) -> FieldElement {
+        FieldElement(self.0.mul(&b.0).normalize())
+    }
+    pub fn sqr(&self) -> FieldElement {
+        FieldElement(self.0.sqr().normalize())
+    }
+    /// Inverse (0 ↦ 0), constant time.
+    pub fn inv(&self) -> FieldElement {
+        FieldElement(inv(&self.0).normalize())
+    }
+    /// Inverse (0 ↦ 0), variable time.
+    pub fn inv_vartime(&self) -> FieldElement {
+        FieldElement(inv_var(&self.0).normalize())
+    }
+    /// A square root, if one exists.
+    pub fn sqrt(&self) -> Option<FieldElement> {
+        sqrt(&self.0).map(FieldElement)
+    }
+    pub fn is_zero(&self) -> bool {
+        self.0.is_zero()
+    }
+    pub fn is_odd(&self) -> bool {
+        self.0.is_odd()
+    }
+}
+
+impl PartialEq for FieldElement {
+    fn eq(&self, o: &FieldElement) -> bool {
+        self.to_bytes() == o.to_bytes()
+    }
+}
+impl Eq for FieldElement {}
+
+impl fmt::Debug for FieldElement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FieldElement(")?;
+        for b in self.to_bytes() {
+            write!(f, "{b:02x}")?;
+        }
+        write!(f, ")")
+    }
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! secp256k1: y² = x³ + 7 over GF(p), p = 2^256 − 2^32 − 977, group order n (prime).
+//!
+//! Layers (each uses only those above it):
+//! - [`field`] — GF(p): the [`field::FieldOps`] kernel contract (backends provide mul, sqr,
+//!   add, negate, normalize), derived ops written once (addition-chain inverse, safegcd
+//!   var-time inverse, sqrt, batch inverse) and the public [`FieldElement`];
+//! - [`scalar`] — integers mod n, var-time safegcd and constant-time inverses, the GLV split;
+//! - [`group`] — affine/Jacobian points, doubling, (mixed) addition with z-ratios;
+//! - [`ecmult`] — u1·G + u2·Q by GLV + wNAF Strauss with global-Z tables; [`ecmult_gen`] —
+//!   constant-time k·G for signing;
+//! - [`ecdsa`], [`schnorr`] — Bitcoin Core verification semantics, RFC6979 / BIP340 signing.
+//!
+//! Keys: [`PublicKey::parse`] follows libsecp256k1 (33-byte compressed, 65-byte uncompressed,
+//! hybrid 0x06/0x07 with the parity check); [`XOnlyPublicKey`] is BIP340's lift_x (even y).
+
+pub mod ecdsa;
+pub mod ecmult;
+pub mod ecmult_gen;
+pub mod field;
+pub mod group;
+pub(crate) mod modinv;
+pub mod point;
+pub mod scalar;
+pub mod schnorr;
+#[cfg(test)]
+mod tests;
+
+use crate::backend::portable::field::Fe5x52;
+pub use field::FieldElement;
+use field::FieldOps;
+use group::Ge;
+pub use point::{AffinePoint, JacobianPoint};
+pub use scalar::{GlvSplit, Scalar};
+
+/// Why an input was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The input has the wrong length for its encoding.
+    InvalidLength,
+    /// The leading byte of a public key is not 0x02/0x03/0x04/0x06/0x07.
+    InvalidPrefix,
+    /// A coordinate is ≥ p (non-canonical).
+    FieldOverflow,
+    /// The point is not on the curve (or x has no matching y).
+    NotOnCurve,
+    /// A hybrid (0x06/0x07) key whose prefix disagrees with the parity of y.
+    HybridParity,
+    /// A scalar ≥ n.
+    ScalarOverflow,
+    /// A scalar that must be nonzero is zero.
+    ZeroScalar,
+    /// A DER signature that does not parse.
+    InvalidDer,
+    /// A result is the point at infinity (e.g. a tweak that cancels the key).
+    Infinity,
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let s = match self {
+            Error::InvalidLength => "wrong length",
+            Error::InvalidPrefix => "invalid public key prefix",
+            Error::FieldOverflow => "coordinate not below p",
+            Error::NotOnCurve => "point not on the curve",
+            Error::HybridParity => "hybrid key prefix does not match y parity",
+            Error::ScalarOverflow => "scalar not below n",
+            Error::ZeroScalar => "scalar is zero",
+            Error::InvalidDer => "invalid DER signature",
+            Error::Infinity => "result is the point at infinity",
+        };
+        f.write_str(s)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// A valid public key (a finite curve point), normalized.
+#[derive(Clone, Copy, Debug)]
+pub struct PublicKey(pub(crate) Ge<Fe5x52>);
+
+impl PartialEq for PublicKey {
+    fn eq(&self, o: &PublicKey) -> bool {
+        self.serialize_uncompressed() == o.serialize_uncompressed()
+    }
+}
+impl Eq for PublicKey {}
+
+impl PublicKey {
+    /// Parses a SEC1 public key exactly as libsecp256k1's `ec_pubkey_parse`.
+    pub fn parse(b: &[u8]) -> Result<PublicKey, Error> {
+        match b.len() {
+            33 => {
+                if b[0] != 0x02 && b[0] != 0x03 {
+                    return Err(Error::InvalidPrefix);
+                }
+                let x = Fe5x52::from_be_bytes(b[1..33].try_into().unwrap()).ok_or(Error::FieldOverflow)?;
+                let p = Ge::from_x(&x, b[0] == 0x03).ok_or(Error::NotOnCurve)?;
+                Ok(PublicKey(p))
+            }
+            65 => {
+                if !matches!(b[0], 0x04 | 0x06 | 0x07) {
+                    return Err(Error::InvalidPrefix);
+                }
+                let x = Fe5x52::from_be_bytes(b[1..33].try_into().unwrap()).ok_or(Error::FieldOverflow)?;
+                let y = Fe5x52::from_be_bytes(b[33..65].try_into().unwrap()).ok_or(Error::FieldOverflow)?;
+                if b[0] != 0x04 && y.is_odd() != (b[0] == 0x07) {
+                    return Err(Error::HybridParity);
+                }
+                let p = Ge { x, y, infinity: false };
+                if !p.is_valid_var() {
+                    return Err(Error::NotOnCurve);
+                }
+                Ok(PublicKey(p))
+            }
+            _ => Err(Error::InvalidLength),
+        }
+    }
+
+    /// The public key d·G of a secret key (constant time in d).
+    pub fn from_secret(seckey: &[u8; 32]) -> Result<PublicKey, Error> {
+        let d = Scalar::from_bytes_nonzero(seckey)?;
+        Ok(PublicKey(ecmult_gen::mul_g(&d)))
+    }
+
+    /// 33 bytes: 0x02/0x03 (parity of y) then x.
+    pub fn serialize_compressed(&self) -> [u8; 33] {
+        let mut out = [0u8; 33];
+        out[0] = 0x02 | (self.0.y.is_odd() as u8);
+        out[1..].copy_from_slice(&self.0.x.to_be_bytes());
+        out
+    }
+
+    /// 65 bytes: 0x04, x, y.
+    pub fn serialize_uncompressed(&self) -> [u8; 65] {
+        let mut out = [0u8; 65];
+        out[0] = 0x04;
+        out[1..33].copy_from_slice(&self.0.x.to_be_bytes());
+        out[33..].copy_from_slice(&self.0.y.to_be_bytes());
+        out
+    }
+
+    /// The point.
+    pub fn point(&self) -> AffinePoint {
+        AffinePoint(self.0)
+    }
+
+    /// The x-only key and whether y was odd.
+    pub fn x_only(&self) -> (XOnlyPublicKey, bool) {
+        let odd = self.0.y.is_odd();
+        let p = if odd { self.0.neg().normalize() } else { self.0 };
+        (XOnlyPublicKey(p), odd)
+    }
+}
+
+/// A BIP340 x-only public key: the curve point with this x and even y.
+#[derive(Clone, Copy, Debug)]
+pub struct XOnlyPublicKey(pub(crate) Ge<Fe5x52>);
+
+impl PartialEq for XOnlyPublicKey {
+    fn eq(&self, o: &XOnlyPublicKey) -> bool {
+        self.serialize() == o.serialize()
+    }
+}
+impl Eq for XOnlyPublicKey {}
+
+impl XOnlyPublicKey {
+    /// lift_x: fails when x ≥ p or x³ + 7 is not a square.
+    pub fn parse(b: &[u8; 32]) -> Result<XOnlyPublicKey, Error> {
+        let x = Fe5x52::from_be_bytes(b).ok_or(Error::FieldOverflow)?;
+        Ge::from_x(&x, false).map(XOnlyPublicKey).ok_or(Error::NotOnCurve)
+    }
+
+    /// The 32-byte x coordinate.
+    pub fn serialize(&self) -> [u8; 32] {
+        self.0.x.to_be_bytes()
+    }
+
+    /// The full point (even y).
+    pub fn point(&self) -> AffinePoint {
+        AffinePoint(self.0)
+    }
+
+    /// BIP341 output-key tweak: Q = P + t·G. Returns the x-only Q and the parity of its y.
+    /// Fails when t ≥ n or Q is infinity.
+    pub fn tweak_add(&self, tweak: &[u8; 32]) -> Result<(XOnlyPublicKey, bool), Error> {
+        let t = Scalar::from_bytes(tweak)?;
+        let q = ecmult::ecmult(&self.0, &Scalar::ONE, &t);
+        if q.infinity {
+            return Err(Error::Infinity);
+        }
+        let q = q.to_ge_var();
+        Ok(PublicKey(q).x_only())
+    }
+}
+
+/// Whether `output_xonly` with parity `output_parity` equals internal + t·G, as libsecp256k1's
+/// `xonly_pubkey_tweak_add_check` (the taproot script-path commitment check).
+pub fn tweak_add_check(internal: &XOnlyPublicKey, tweak: &[u8; 32], output_xonly: &[u8; 32], output_parity: bool) -> bool {
+    match internal.tweak_add(tweak) {
+        Ok((q, odd)) => q.serialize() == *output_xonly && odd == output_parity,
+        Err(_) => false,
+    }
+}
+
+/// BIP341 secret-key tweak for key-path signing: d' = (±d) + t with the sign making d·G's y
+/// even. Fails when d or t is out of range or d' = 0. Constant time in d.
+pub fn secret_tweak_add_xonly(seckey: &[u8; 32], tweak: &[u8; 32]) -> Result<[u8; 32], Error> {
+    let d = Scalar::from_bytes_nonzero(seckey)?;
+    let t = Scalar::from_bytes(tweak)?;
+    let p = ecmult_gen::mul_g(&d);
+    let d = d.select(&d.negate(), p.y.is_odd());
+    let r = d.add(&t);
+    if r.is_zero() {
+        return Err(Error::ZeroScalar);
+    }
+    Ok(r.to_bytes())
+}
+
+/// HMAC-SHA256 (RFC 2104) over a list of message pieces.
+pub(crate) fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
+    use crate::hash::Sha256;
+    let mut ipad = [0x36u8; 64];
+    let mut opad = [0x5cu8; 64];
+    for i in 0..32 {
+        ipad[i] ^= key[i];
+        opad[i] ^= key[i];
+    }
+    let mut h = Sha256::new();
+    h.update(&ipad);
+    for p in parts {
+        h.update(p);
+    }
+    let inner = h.finalize();
+    let mut h = Sha256::new();
+    h.update(&opad);
+    h.update(&inner);
+    h.finalize()
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Public point types over the portable field, for the Python and web faces and for tests:
+//! [`AffinePoint`] (x, y) or infinity, and [`JacobianPoint`] (X, Y, Z) ↦ (X/Z², Y/Z³).
+
+use super::ecmult::ecmult;
+use super::ecmult_gen::mul_g;
+use super::field::FieldElement;
+use super::group::{Ge, Gej};
+use super::{Error, Scalar};
+use crate::backend::portable::field::Fe5x52;
+
+/// An affine point or the point at infinity; coordinates normalized.
+#[derive(Clone, Copy, Debug)]
+pub struct AffinePoint(pub(crate) Ge<Fe5x52>);
+
+/// A Jacobian point or the point at infinity.
+#[derive(Clone, Copy, Debug)]
+pub struct JacobianPoint(pub(crate) Gej<Fe5x52>);
+
+impl PartialEq for AffinePoint {
+    fn eq(&self, o: &AffinePoint) -> bool {
+        self.0.eq_var(&o.0)
+    }
+}
+impl Eq for AffinePoint {}
+
+impl PartialEq for JacobianPoint {
+    fn eq(&self, o: &JacobianPoint) -> bool {
+        self.0.eq_var(&o.0)
+    }
+}
+impl Eq for JacobianPoint {}
+
+impl AffinePoint {
+    pub const INFINITY: AffinePoint = AffinePoint(Ge::INFINITY);
+
+    pub fn generator() -> AffinePoint {
+        AffinePoint(Ge::generator())
+    }
+
+    /// From coordinates; checks that the point is on the curve.
+    pub fn from_xy(x: &FieldElement, y: &FieldElement) -> Result<AffinePoint, Error> {
+        let p = Ge { x: x.0, y: y.0, infinity: false };
+        if p.is_valid_var() {
+            Ok(AffinePoint(p))
+        } else {
+            Err(Error::NotOnCurve)
+        }
+    }
+
+    /// From 64 bytes x‖y (big-endian); checks canonical coordinates and the curve equation.
+    pub fn from_bytes(b: &[u8; 64]) -> Result<AffinePoint, Error> {
+        let x = FieldElement::from_bytes(b[..32].try_into().unwrap())?;
+        let y = FieldElement::from_bytes(b[32..].try_into().unwrap())?;
+        AffinePoint::from_xy(&x, &y)
+    }
+
+    /// 64 bytes x‖y, or `None` for infinity.
+    pub fn to_bytes(&self) -> Option<[u8; 64]> {
+        if self.0.infinity {
+            return None;
+        }
+        let mut out = [0u8; 64];
+        out[..32].copy_from_slice(&self.0.x.to_be_bytes());
+        out[32..].copy_from_slice(&self.0.y.to_be_bytes());
+        Some(out)
+    }
+
+    /// The point with this x and the requested parity of y.
+    pub fn lift_x(x: &FieldElement, odd: bool) -> Result<AffinePoint, Error> {
+        Ge::from_x(&x.0, odd).map(AffinePoint).ok_or(Error::NotOnCurve)
+    }
+
+    pub fn is_infinity(&self) -> bool {
+        self.0.infinity
+    }
+    /// x, or `None` for infinity.
+    pub fn x(&self) -> Option<FieldElement> {
+        (!self.0.infinity).then(|| FieldElement(self.0.x.normalize()))
+    }
+    /// y, or `None` for infinity.
+    pub fn y(&self) -> Option<FieldElement> {
+        (!self.0.infinity).then(|| FieldElement(self.0.y.normalize()))
+    }
+
+    pub fn neg(&self) -> AffinePoint {
+        AffinePoint(self.0.neg().normalize())
+    }
+    pub fn to_jacobian(&self) -> JacobianPoint {
+        JacobianPoint(self.0.to_gej())
+    }
+    pub fn add(&self, o: &AffinePoint) -> AffinePoint {
+        self.to_jacobian().add_affine(o).to_affine()
+    }
+    pub fn double(&self) -> AffinePoint {
+        self.to_jacobian().double().to_affine()
+    }
+    /// k·P, variable time (public data only).
+    pub fn mul_vartime(&self, k: &Scalar) -> AffinePoint {
+        JacobianPoint(ecmult(&self.0, k, &Scalar::ZERO)).to_affine()
+    }
+    /// k·G, constant time in k.
+    pub fn mul_generator(k: &Scalar) -> AffinePoint {
+        AffinePoint(mul_g(k))
+    }
+    /// a·P + b·G, variable time.
+    pub fn lincomb_vartime(&self, a: &Scalar, b: &Scalar) -> AffinePoint {
+        JacobianPoint(ecmult(&self.0, a, b)).to_affine()
+    }
+}
+
+impl JacobianPoint {
+    pub const INFINITY: JacobianPoint = JacobianPoint(Gej::INFINITY);
+
+    /// From coordinates (no curve check; Z = 0 means infinity).
+    pub fn from_xyz(x: &FieldElement, y: &FieldElement, z: &FieldElement) -> JacobianPoint {
+        if z.is_zero() {
+            return JacobianPoint::INFINITY;
+        }
+        JacobianPoint(Gej { x: x.0, y: y.0, z: z.0, infinity: false })
+    }
+    /// (X, Y, Z), or `None` for infinity.
+    pub fn xyz(&self) -> Option<(FieldElement, FieldElement, FieldElement)> {
+        let p = &self.0;
+        (!p.infinity).then(|| (FieldElement(p.x.normalize()), FieldElement(p.y.normalize()), FieldElement(p.z.normalize())))
+    }
+    pub fn is_infinity(&self) -> bool {
+        self.0.infinity
+    }
+    pub fn to_affine(&self) -> AffinePoint {
+        AffinePoint(self.0.to_ge_var())
+    }
+    pub fn neg(&self) -> JacobianPoint {
+        JacobianPoint(self.0.neg())
+    }
+    pub fn double(&self) -> JacobianPoint {
+        JacobianPoint(self.0.double_var())
+    }
+    pub fn add(&self, o: &JacobianPoint) -> JacobianPoint {
+        JacobianPoint(self.0.add_var(&o.0))
+    }
+    pub fn add_affine(&self, o: &AffinePoint) -> JacobianPoint {
+        JacobianPoint(self.0.add_ge_var(&o.0).0)
+    }
+    /// k·P, variable time.
+    pub fn mul_vartime(&self, k: &Scalar) -> JacobianPoint {
+        let a = self.0.to_ge_var();
+        JacobianPoint(ecmult(&a, k, &Scalar::ZERO))
+    }
+}
