@@ -7,9 +7,9 @@
 //!   `SighashCache::new`); throughput is per input. Shapes `<inputs>x<outputs>`: 1x2, 100x5,
 //!   1372x100, 2x3000.
 //! - `block866342/<impl>`: every input of the block, one thread. Ours uses `verify_input`
-//!   with signatures checked by libsecp256k1 (the `secp256k1` crate) until fullverify's own
-//!   secp256k1 layer is wired in; libbitcoinconsensus re-parses the transaction and rebuilds
-//!   its precomputed data on every call (its API takes one input at a time).
+//!   with signatures checked by libsecp256k1 (`fullverify+libsecp256k1`) or by fullverify's own
+//!   secp256k1 layer (`fullverify+native`); libbitcoinconsensus re-parses the transaction and
+//!   rebuilds its precomputed data on every call (its API takes one input at a time).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -164,6 +164,13 @@ fn block_bench(c: &mut Criterion) {
     g.bench_function("fullverify+libsecp256k1", |bn| {
         bn.iter(|| {
             let o = common::harness::verify_block_inputs(&b, &common::SecpVerifier);
+            assert_eq!(o.failed, 0);
+            black_box(o.passed)
+        })
+    });
+    g.bench_function("fullverify+native", |bn| {
+        bn.iter(|| {
+            let o = common::harness::verify_block_inputs(&b, &fullverify::script::NativeVerifier);
             assert_eq!(o.failed, 0);
             black_box(o.passed)
         })

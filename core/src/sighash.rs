@@ -92,7 +92,14 @@ pub struct TxContext<'a> {
     /// BIP341 engines after `tag || epoch || hash_type || nVersion || nLockTime || sha_*` for the
     /// non-ANYONECANPAY hash types 0..=3, whose prefix is identical for every input.
     bip341_prefix: [OnceLock<Sha256>; 4],
+    /// Legacy hashing of large transactions: the engine after `nVersion || count ||
+    /// inputs[0..i]` (other inputs' form under SIGHASH_ALL: empty script, own sequence) for
+    /// every `i`, built in one pass the first time an ALL-class input asks.
+    legacy_prefix: OnceLock<Vec<Sha256>>,
 }
+
+/// Transactions with at least this many inputs get [`TxContext`]'s legacy prefix engines.
+const LEGACY_PREFIX_MIN_INPUTS: usize = 32;
 
 impl<'a> TxContext<'a> {
     /// A context over `tx`; `spent_outputs` must have one entry per input when given.
@@ -109,6 +116,7 @@ impl<'a> TxContext<'a> {
             bip143: OnceLock::new(),
             bip143_prefix_all: OnceLock::new(),
             bip341_prefix: [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            legacy_prefix: OnceLock::new(),
         }
     }
 
@@ -193,8 +201,47 @@ impl<'a> TxContext<'a> {
     /// `script_code` is the subscript after the last executed OP_CODESEPARATOR, with the
     /// signature already removed (FindAndDelete); remaining OP_CODESEPARATORs are stripped
     /// here. `hash_type` is the full 32-bit value appended to the preimage.
+    ///
+    /// For transactions with many inputs, SIGHASH_ALL-class hashes (no ANYONECANPAY, neither
+    /// NONE nor SINGLE) start from a cached engine that has already absorbed the inputs before
+    /// this one, so an input costs the bytes after it, not the whole transaction.
     pub fn legacy_sighash(&self, input_index: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
-        legacy_sighash(self.tx, input_index, script_code, hash_type)
+        let tx = self.tx;
+        let base = hash_type & 0x1f;
+        let all_class = hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE;
+        if !all_class || tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS || input_index >= tx.inputs.len() {
+            return legacy_sighash(tx, input_index, script_code, hash_type);
+        }
+        let prefixes = self.legacy_prefix.get_or_init(|| {
+            let mut e = Sha256::new();
+            e.update(&tx.version.to_le_bytes());
+            write_compact_size(&mut e, tx.inputs.len() as u64);
+            let mut v = Vec::with_capacity(tx.inputs.len());
+            for input in &tx.inputs {
+                v.push(e.clone());
+                input.prevout.encode(&mut e);
+                e.update(&[0]);
+                e.update(&input.sequence.to_le_bytes());
+            }
+            v
+        });
+        let mut e = prefixes[input_index].clone();
+        for (i, input) in tx.inputs.iter().enumerate().skip(input_index) {
+            input.prevout.encode(&mut e);
+            if i == input_index {
+                write_script_code(&mut e, script_code);
+            } else {
+                e.update(&[0]);
+            }
+            e.update(&input.sequence.to_le_bytes());
+        }
+        write_compact_size(&mut e, tx.outputs.len() as u64);
+        for o in &tx.outputs {
+            o.encode(&mut e);
+        }
+        e.update(&tx.lock_time.to_le_bytes());
+        e.update(&hash_type.to_le_bytes());
+        sha256(&e.finalize())
     }
 
     /// BIP143 preimage (for display; verification streams it through [`Self::bip143_sighash`]).

@@ -6,7 +6,9 @@
 //! Shapes: bare random scripts; P2SH, P2WSH and P2SH-P2WSH wrapping random redeem scripts;
 //! P2PKH, P2WPKH and P2TR key-path spends with real signatures (random hash types, optional
 //! corruption); tapscript single-leaf spends of random scripts with optional real signatures.
-//! Core 26 predates pay-to-anchor; no generated shape produces that program.
+//! Core 26 predates pay-to-anchor; no generated shape produces that program. Each case runs
+//! with both signature backends (libsecp256k1 and fullverify's own), which must also agree
+//! on the exact error.
 
 mod common;
 
@@ -252,8 +254,10 @@ proptest! {
         let outs = [spent.clone()];
         let ctx = TxContext::new(&tx, Some(&outs));
         let ours = verify_input(&ctx, 0, flags, &SecpVerifier);
+        let native = verify_input(&ctx, 0, flags, &fullverify::script::NativeVerifier);
         let core = core_verdict(&tx, &spent, flags);
         prop_assert_eq!(ours.is_ok(), core, "kind {} flags {:#x}: ours {:?}, Core {}", c.kind, flags, ours, core);
+        prop_assert_eq!(ours, native, "libsecp256k1 and native verifiers disagree");
     }
 }
 
