@@ -12,17 +12,29 @@
 //!    the many-message `sha256d64` kernel, and Bitcoin's merkle root.
 //! 3. [`secp256k1`] — field and scalar arithmetic, group law, GLV/wNAF multiplication,
 //!    ECDSA (Core semantics) and BIP340 verification and signing.
-//! 4. [`muhash`] — MuHash3072, the rolling hash of the UTXO set (Core's
+//! 4. [`encode`] — consensus encoding: bounded readers, canonical CompactSize, transactions
+//!    (BIP144 extended format), headers and blocks.
+//! 5. [`script`] and [`sighash`] — legacy/BIP143/BIP341 signature hashes from a per-transaction
+//!    context built once, and the script interpreter with Core's flags and error names.
+//!    Signature checks go through [`script::SigVerifier`]; [`script::NativeVerifier`] is the
+//!    implementation over [`secp256k1`].
+//! 6. [`muhash`] — MuHash3072, the rolling hash of the UTXO set (Core's
 //!    `gettxoutsetinfo muhash`); it uses only the hashing layer.
 //!
-//! Later layers (transactions, sighash, script, blocks, the UTXO set) follow the order in
-//! `ARCHITECTURE.md`.
+//! Later layers (blocks and their contextual checks, the UTXO set, the replay pipeline) follow
+//! the order in `ARCHITECTURE.md`.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod backend;
+#[cfg(feature = "std")]
+pub mod encode;
 pub mod hash;
 pub mod muhash;
+#[cfg(feature = "std")]
+pub mod script;
 pub mod secp256k1;
+#[cfg(feature = "std")]
+pub mod sighash;
 
 #[cfg(feature = "std")]
 #[doc(hidden)]

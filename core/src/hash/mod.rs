@@ -13,8 +13,10 @@
 //! - [`merkle_root`], [`witness_merkle_root`]: Bitcoin's merkle tree (odd levels duplicate their
 //!   last node) with Core's CVE-2012-2459 "mutated" report.
 
+mod legacy;
 mod merkle;
 mod sha256d64;
+pub use legacy::{hash160, ripemd160, sha1};
 
 pub use merkle::{merkle_root, merkle_root_with, witness_merkle_root, MerkleRoot};
 pub use sha256d64::{sha256d64_many, sha256d64_portable};

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! [`NativeVerifier`]: the production [`SigVerifier`] over fullverify's own secp256k1 layer.
+//!
+//! ECDSA follows Core's `CPubKey::Verify`: parse the key as libsecp256k1 does (compressed,
+//! uncompressed, hybrid), parse the signature with the lax DER parser, normalise S to the
+//! lower half, verify. BIP340 and the BIP341 tweak check are direct.
+//!
+//! This file is the single point where the interpreter meets elliptic-curve code; swapping
+//! the signature backend means changing only this file.
+
+use super::interpreter::SigVerifier;
+use crate::secp256k1::{self as secp, ecdsa, schnorr, PublicKey, XOnlyPublicKey};
+
+/// Signature checks with [`crate::secp256k1`] on the detected backend.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NativeVerifier;
+
+impl SigVerifier for NativeVerifier {
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        let Ok(pk) = PublicKey::parse(pubkey) else { return false };
+        let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
+        s.normalize_s();
+        ecdsa::verify(&pk, msg32, &s)
+    }
+
+    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
+        let Ok(pk) = XOnlyPublicKey::parse(xonly) else { return false };
+        schnorr::verify(&pk, msg32, sig64)
+    }
+
+    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool {
+        let Ok(p) = XOnlyPublicKey::parse(internal) else { return false };
+        secp::tweak_add_check(&p, tweak, output, parity)
+    }
+}

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Signature hashes: legacy (pre-segwit), BIP143 (segwit v0) and BIP341/342 (taproot).
+//!
+//! A [`TxContext`] is built once per transaction and shared read-only by every input's check
+//! (it is `Sync`). It holds the aggregate hashes each scheme needs, each computed at most once
+//! and only when an input asks for it (`OnceLock`):
+//!
+//! - BIP341 single SHA-256s: `sha_prevouts`, `sha_amounts`, `sha_scriptpubkeys`,
+//!   `sha_sequences`, `sha_outputs` (one pass over the inputs or outputs each);
+//! - BIP143 `hashPrevouts`, `hashSequence`, `hashOutputs` = SHA-256 of the same single hashes
+//!   (BIP143 defines them as double SHA-256 of the same serializations), so the two schemes
+//!   share the one pass over the data.
+//!
+//! Legacy hashing streams the modified transaction straight into the SHA-256 engine (no copy of
+//! the transaction, no allocation), so one input costs one pass over the transaction's bytes.
+//!
+//! Specs: BIP143 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0143.mediawiki>,
+//! BIP341 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0341.mediawiki>,
+//! BIP342 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0342.mediawiki>.
+
+use crate::encode::{compact_size_len, write_compact_size, write_var_bytes, Sink, Transaction, TxOut};
+use crate::hash::{sha256, tags, Sha256};
+use crate::script::opcodes::{get_op, OP_CODESEPARATOR};
+use std::sync::OnceLock;
+
+/// `SIGHASH_ALL`.
+pub const SIGHASH_ALL: u32 = 1;
+/// `SIGHASH_NONE`.
+pub const SIGHASH_NONE: u32 = 2;
+/// `SIGHASH_SINGLE`.
+pub const SIGHASH_SINGLE: u32 = 3;
+/// `SIGHASH_ANYONECANPAY`.
+pub const SIGHASH_ANYONECANPAY: u32 = 0x80;
+/// BIP341 `SIGHASH_DEFAULT` (no hash-type byte).
+pub const SIGHASH_DEFAULT: u8 = 0;
+
+/// The "1" hash legacy signing returns for `SIGHASH_SINGLE` without a matching output (and for
+/// an input index out of range): `0x01` followed by 31 zero bytes, internal order.
+pub const ONE_HASH: [u8; 32] = {
+    let mut h = [0u8; 32];
+    h[0] = 1;
+    h
+};
+
+/// BIP143 aggregate hashes (double SHA-256s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bip143Hashes {
+    pub hash_prevouts: [u8; 32],
+    pub hash_sequence: [u8; 32],
+    pub hash_outputs: [u8; 32],
+}
+
+/// BIP341 aggregate hashes (single SHA-256s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bip341Hashes {
+    pub sha_prevouts: [u8; 32],
+    pub sha_amounts: [u8; 32],
+    pub sha_scriptpubkeys: [u8; 32],
+    pub sha_sequences: [u8; 32],
+    pub sha_outputs: [u8; 32],
+}
+
+/// Why a BIP341 signature message cannot be formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SighashError {
+    /// hash_type not in {0x00..0x03, 0x81..0x83}.
+    InvalidHashType(u8),
+    /// SIGHASH_SINGLE with no output at the input's index.
+    SingleWithoutOutput,
+    /// The input index is out of range.
+    InputIndex,
+    /// The spent outputs are missing or do not match the inputs.
+    MissingSpentOutputs,
+}
+
+/// The per-transaction precomputation, shared read-only by every input's check.
+#[derive(Debug)]
+pub struct TxContext<'a> {
+    /// The spending transaction.
+    pub tx: &'a Transaction,
+    /// The outputs spent by each input (same order), when known. BIP341 needs all of them.
+    pub spent_outputs: Option<&'a [TxOut]>,
+    sha_prevouts: OnceLock<[u8; 32]>,
+    sha_sequences: OnceLock<[u8; 32]>,
+    sha_outputs: OnceLock<[u8; 32]>,
+    sha_amounts: OnceLock<[u8; 32]>,
+    sha_spks: OnceLock<[u8; 32]>,
+    bip143: OnceLock<Bip143Hashes>,
+    /// BIP143 engine after `nVersion || hashPrevouts || hashSequence` for SIGHASH_ALL without
+    /// ANYONECANPAY: identical for every such input, so it is absorbed once.
+    bip143_prefix_all: OnceLock<Sha256>,
+    /// BIP341 engines after `tag || epoch || hash_type || nVersion || nLockTime || sha_*` for the
+    /// non-ANYONECANPAY hash types 0..=3, whose prefix is identical for every input.
+    bip341_prefix: [OnceLock<Sha256>; 4],
+    /// Legacy hashing of large transactions: the engine after `nVersion || count ||
+    /// inputs[0..i]` (other inputs' form under SIGHASH_ALL: empty script, own sequence) for
+    /// every `i`, built in one pass the first time an ALL-class input asks.
+    legacy_prefix: OnceLock<Vec<Sha256>>,
+}
+
+/// Transactions with at least this many inputs get [`TxContext`]'s legacy prefix engines.
+const LEGACY_PREFIX_MIN_INPUTS: usize = 32;
+
+impl<'a> TxContext<'a> {
+    /// A context over `tx`; `spent_outputs` must have one entry per input when given.
+    pub fn new(tx: &'a Transaction, spent_outputs: Option<&'a [TxOut]>) -> TxContext<'a> {
+        let spent_outputs = spent_outputs.filter(|s| s.len() == tx.inputs.len());
+        TxContext {
+            tx,
+            spent_outputs,
+            sha_prevouts: OnceLock::new(),
+            sha_sequences: OnceLock::new(),
+            sha_outputs: OnceLock::new(),
+            sha_amounts: OnceLock::new(),
+            sha_spks: OnceLock::new(),
+            bip143: OnceLock::new(),
+            bip143_prefix_all: OnceLock::new(),
+            bip341_prefix: [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            legacy_prefix: OnceLock::new(),
+        }
+    }
+
+    /// SHA256 of the serialization of all input outpoints.
+    pub fn sha_prevouts(&self) -> [u8; 32] {
+        *self.sha_prevouts.get_or_init(|| {
+            let mut e = Sha256::new();
+            for i in &self.tx.inputs {
+                i.prevout.encode(&mut e);
+            }
+            e.finalize()
+        })
+    }
+
+    /// SHA256 of the serialization of all input nSequence.
+    pub fn sha_sequences(&self) -> [u8; 32] {
+        *self.sha_sequences.get_or_init(|| {
+            let mut e = Sha256::new();
+            for i in &self.tx.inputs {
+                e.update(&i.sequence.to_le_bytes());
+            }
+            e.finalize()
+        })
+    }
+
+    /// SHA256 of the serialization of all outputs (`CTxOut` format).
+    pub fn sha_outputs(&self) -> [u8; 32] {
+        *self.sha_outputs.get_or_init(|| {
+            let mut e = Sha256::new();
+            for o in &self.tx.outputs {
+                o.encode(&mut e);
+            }
+            e.finalize()
+        })
+    }
+
+    /// SHA256 of the serialization of all spent amounts (BIP341), if the spent outputs are known.
+    pub fn sha_amounts(&self) -> Option<[u8; 32]> {
+        let spent = self.spent_outputs?;
+        Some(*self.sha_amounts.get_or_init(|| {
+            let mut e = Sha256::new();
+            for o in spent {
+                e.update(&o.value.to_le_bytes());
+            }
+            e.finalize()
+        }))
+    }
+
+    /// SHA256 of all spent scriptPubKeys serialized as with CompactSize prefixes (BIP341).
+    pub fn sha_scriptpubkeys(&self) -> Option<[u8; 32]> {
+        let spent = self.spent_outputs?;
+        Some(*self.sha_spks.get_or_init(|| {
+            let mut e = Sha256::new();
+            for o in spent {
+                write_var_bytes(&mut e, &o.script_pubkey);
+            }
+            e.finalize()
+        }))
+    }
+
+    /// The BIP143 aggregates: double SHA-256 = SHA-256 of the single hashes above.
+    pub fn bip143_hashes(&self) -> Bip143Hashes {
+        *self.bip143.get_or_init(|| Bip143Hashes {
+            hash_prevouts: sha256(&self.sha_prevouts()),
+            hash_sequence: sha256(&self.sha_sequences()),
+            hash_outputs: sha256(&self.sha_outputs()),
+        })
+    }
+
+    /// The BIP341 aggregates, if the spent outputs are known.
+    pub fn bip341_hashes(&self) -> Option<Bip341Hashes> {
+        Some(Bip341Hashes {
+            sha_prevouts: self.sha_prevouts(),
+            sha_amounts: self.sha_amounts()?,
+            sha_scriptpubkeys: self.sha_scriptpubkeys()?,
+            sha_sequences: self.sha_sequences(),
+            sha_outputs: self.sha_outputs(),
+        })
+    }
+
+    /// Legacy (pre-segwit) signature hash, as Core's `SignatureHash` with `SigVersion::BASE`.
+    /// `script_code` is the subscript after the last executed OP_CODESEPARATOR, with the
+    /// signature already removed (FindAndDelete); remaining OP_CODESEPARATORs are stripped
+    /// here. `hash_type` is the full 32-bit value appended to the preimage.
+    ///
+    /// For transactions with many inputs, SIGHASH_ALL-class hashes (no ANYONECANPAY, neither
+    /// NONE nor SINGLE) start from a cached engine that has already absorbed the inputs before
+    /// this one, so an input costs the bytes after it, not the whole transaction.
+    pub fn legacy_sighash(&self, input_index: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
+        let tx = self.tx;
+        let base = hash_type & 0x1f;
+        let all_class = hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE;
+        if !all_class || tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS || input_index >= tx.inputs.len() {
+            return legacy_sighash(tx, input_index, script_code, hash_type);
+        }
+        let prefixes = self.legacy_prefix.get_or_init(|| {
+            let mut e = Sha256::new();
+            e.update(&tx.version.to_le_bytes());
+            write_compact_size(&mut e, tx.inputs.len() as u64);
+            let mut v = Vec::with_capacity(tx.inputs.len());
+            for input in &tx.inputs {
+                v.push(e.clone());
+                input.prevout.encode(&mut e);
+                e.update(&[0]);
+                e.update(&input.sequence.to_le_bytes());
+            }
+            v
+        });
+        let mut e = prefixes[input_index].clone();
+        for (i, input) in tx.inputs.iter().enumerate().skip(input_index) {
+            input.prevout.encode(&mut e);
+            if i == input_index {
+                write_script_code(&mut e, script_code);
+            } else {
+                e.update(&[0]);
+            }
+            e.update(&input.sequence.to_le_bytes());
+        }
+        write_compact_size(&mut e, tx.outputs.len() as u64);
+        for o in &tx.outputs {
+            o.encode(&mut e);
+        }
+        e.update(&tx.lock_time.to_le_bytes());
+        e.update(&hash_type.to_le_bytes());
+        sha256(&e.finalize())
+    }
+
+    /// BIP143 preimage (for display; verification streams it through [`Self::bip143_sighash`]).
+    pub fn bip143_preimage(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> Vec<u8> {
+        let mut v = Vec::with_capacity(156 + script_code.len());
+        self.bip143_write(&mut v, input_index, script_code, amount, hash_type);
+        v
+    }
+
+    /// BIP143 signature hash (double SHA-256 of the preimage).
+    pub fn bip143_sighash(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> [u8; 32] {
+        let base = hash_type & 0x1f;
+        let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
+        let mut e = if !acp && base != SIGHASH_SINGLE && base != SIGHASH_NONE {
+            // Steps 1-3 are the same for every ALL-class input: absorb them once.
+            self.bip143_prefix_all
+                .get_or_init(|| {
+                    let mut e = Sha256::new();
+                    self.bip143_write_prefix(&mut e, hash_type);
+                    e
+                })
+                .clone()
+        } else {
+            let mut e = Sha256::new();
+            self.bip143_write_prefix(&mut e, hash_type);
+            e
+        };
+        self.bip143_write_rest(&mut e, input_index, script_code, amount, hash_type);
+        sha256(&e.finalize())
+    }
+
+    fn bip143_write<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
+        self.bip143_write_prefix(s, hash_type);
+        self.bip143_write_rest(s, n_in, script_code, amount, hash_type);
+    }
+
+    /// Steps 1-3: the part of the preimage that does not depend on the input.
+    fn bip143_write_prefix<S: Sink>(&self, s: &mut S, hash_type: u32) {
+        let base = hash_type & 0x1f;
+        let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
+        let zero = [0u8; 32];
+        // 1. nVersion of the transaction (4-byte little endian)
+        s.put(&self.tx.version.to_le_bytes());
+        // 2. hashPrevouts (32-byte hash): zero if ANYONECANPAY
+        if acp {
+            s.put(&zero);
+        } else {
+            s.put(&self.bip143_hashes().hash_prevouts);
+        }
+        // 3. hashSequence (32-byte hash): zero if ANYONECANPAY, SINGLE or NONE
+        if acp || base == SIGHASH_SINGLE || base == SIGHASH_NONE {
+            s.put(&zero);
+        } else {
+            s.put(&self.bip143_hashes().hash_sequence);
+        }
+    }
+
+    /// Steps 4-10: the input's own fields, outputs, locktime and hash type.
+    fn bip143_write_rest<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
+        let tx = self.tx;
+        let base = hash_type & 0x1f;
+        let zero = [0u8; 32];
+        let input = &tx.inputs[n_in];
+        // 4. outpoint (32-byte hash + 4-byte little endian)
+        input.prevout.encode(s);
+        // 5. scriptCode of the input (serialized as scripts inside CTxOuts)
+        write_var_bytes(s, script_code);
+        // 6. value of the output spent by this input (8-byte little endian)
+        s.put(&amount.to_le_bytes());
+        // 7. nSequence of the input (4-byte little endian)
+        s.put(&input.sequence.to_le_bytes());
+        // 8. hashOutputs (32-byte hash): all outputs unless SINGLE/NONE; for SINGLE with a
+        //    matching output, the double SHA256 of that output; otherwise zero.
+        if base != SIGHASH_SINGLE && base != SIGHASH_NONE {
+            s.put(&self.bip143_hashes().hash_outputs);
+        } else if base == SIGHASH_SINGLE && n_in < tx.outputs.len() {
+            let mut e = Sha256::new();
+            tx.outputs[n_in].encode(&mut e);
+            s.put(&sha256(&e.finalize()));
+        } else {
+            s.put(&zero);
+        }
+        // 9. nLocktime of the transaction (4-byte little endian)
+        s.put(&tx.lock_time.to_le_bytes());
+        // 10. sighash type of the signature (4-byte little endian)
+        s.put(&hash_type.to_le_bytes());
+    }
+
+    /// The bytes BIP341 hashes: the epoch `0x00` followed by `SigMsg(hash_type, ext_flag)`, with
+    /// BIP342's extension when `tapscript` is given as `(tapleaf_hash, codesep_pos)` (the form
+    /// the BIP341 wallet vectors call `sigMsg`). `annex` includes its 0x50 tag.
+    pub fn bip341_sigmsg(
+        &self,
+        input_index: usize,
+        hash_type: u8,
+        annex: Option<&[u8]>,
+        tapscript: Option<([u8; 32], u32)>,
+    ) -> Result<Vec<u8>, SighashError> {
+        let mut v = Vec::with_capacity(256);
+        v.push(0x00);
+        self.bip341_write(&mut v, input_index, hash_type, annex, tapscript)?;
+        Ok(v)
+    }
+
+    /// BIP341 signature hash: `hash_TapSighash(0x00 || SigMsg(...))`.
+    pub fn bip341_sighash(
+        &self,
+        input_index: usize,
+        hash_type: u8,
+        annex: Option<&[u8]>,
+        tapscript: Option<([u8; 32], u32)>,
+    ) -> Result<[u8; 32], SighashError> {
+        self.bip341_check(input_index, hash_type)?;
+        let mut e = if hash_type <= 3 {
+            // Without ANYONECANPAY everything up to the input data is the same for every input
+            // with this hash type: absorb it once per transaction.
+            self.bip341_prefix[hash_type as usize]
+                .get_or_init(|| {
+                    let mut e = tags::tap_sighash().engine();
+                    e.update(&[0x00]);
+                    self.bip341_write_prefix(&mut e, hash_type);
+                    e
+                })
+                .clone()
+        } else {
+            let mut e = tags::tap_sighash().engine();
+            // The epoch 0x00 precedes SigMsg.
+            e.update(&[0x00]);
+            self.bip341_write_prefix(&mut e, hash_type);
+            e
+        };
+        self.bip341_write_rest(&mut e, input_index, hash_type, annex, tapscript);
+        Ok(e.finalize())
+    }
+
+    /// The checks that make a BIP341 message undefined.
+    fn bip341_check(&self, n_in: usize, hash_type: u8) -> Result<(), SighashError> {
+        let tx = self.tx;
+        if self.spent_outputs.is_none() {
+            return Err(SighashError::MissingSpentOutputs);
+        }
+        if n_in >= tx.inputs.len() {
+            return Err(SighashError::InputIndex);
+        }
+        // "hash_type ... Using any undefined hash_type causes validation failure if violated."
+        if !(hash_type <= 0x03 || (0x81..=0x83).contains(&hash_type)) {
+            return Err(SighashError::InvalidHashType(hash_type));
+        }
+        // "If hash_type & 3 equals SIGHASH_SINGLE" there must be an output at the input's index.
+        if hash_type & 3 == SIGHASH_SINGLE as u8 && n_in >= tx.outputs.len() {
+            return Err(SighashError::SingleWithoutOutput);
+        }
+        Ok(())
+    }
+
+    fn bip341_write<S: Sink>(
+        &self,
+        s: &mut S,
+        n_in: usize,
+        hash_type: u8,
+        annex: Option<&[u8]>,
+        tapscript: Option<([u8; 32], u32)>,
+    ) -> Result<(), SighashError> {
+        self.bip341_check(n_in, hash_type)?;
+        self.bip341_write_prefix(s, hash_type);
+        self.bip341_write_rest(s, n_in, hash_type, annex, tapscript);
+        Ok(())
+    }
+
+    /// SigMsg up to "Data about this input": control and transaction data. Caller checked.
+    fn bip341_write_prefix<S: Sink>(&self, s: &mut S, hash_type: u8) {
+        let tx = self.tx;
+        // Default (0x00) is treated as SIGHASH_ALL for the output type.
+        let output_type = if hash_type == SIGHASH_DEFAULT { SIGHASH_ALL as u8 } else { hash_type & 3 };
+        let acp = hash_type & 0x80 != 0;
+        // Control: hash_type (1).
+        s.put(&[hash_type]);
+        // Transaction data: nVersion (4), nLockTime (4).
+        s.put(&tx.version.to_le_bytes());
+        s.put(&tx.lock_time.to_le_bytes());
+        // "If the hash_type & 0x80 does not equal SIGHASH_ANYONECANPAY:" sha_prevouts (32),
+        // sha_amounts (32), sha_scriptpubkeys (32), sha_sequences (32).
+        if !acp {
+            s.put(&self.sha_prevouts());
+            s.put(&self.sha_amounts().expect("checked"));
+            s.put(&self.sha_scriptpubkeys().expect("checked"));
+            s.put(&self.sha_sequences());
+        }
+        // "If hash_type & 3 does not equal SIGHASH_NONE or SIGHASH_SINGLE:" sha_outputs (32).
+        if output_type == SIGHASH_ALL as u8 {
+            s.put(&self.sha_outputs());
+        }
+    }
+
+    /// SigMsg from "Data about this input" on, plus BIP342's extension. Caller checked.
+    fn bip341_write_rest<S: Sink>(
+        &self,
+        s: &mut S,
+        n_in: usize,
+        hash_type: u8,
+        annex: Option<&[u8]>,
+        tapscript: Option<([u8; 32], u32)>,
+    ) {
+        let tx = self.tx;
+        let spent = self.spent_outputs.expect("checked");
+        let output_type = if hash_type == SIGHASH_DEFAULT { SIGHASH_ALL as u8 } else { hash_type & 3 };
+        let acp = hash_type & 0x80 != 0;
+        // Data about this input: spend_type (1) = (ext_flag * 2) + annex_present.
+        let ext_flag = u8::from(tapscript.is_some());
+        s.put(&[ext_flag * 2 + u8::from(annex.is_some())]);
+        // "If hash_type & 0x80 equals SIGHASH_ANYONECANPAY:" outpoint (36), amount (8),
+        // scriptPubKey (35 for P2TR, with CompactSize), nSequence (4); else input_index (4).
+        if acp {
+            tx.inputs[n_in].prevout.encode(s);
+            spent[n_in].encode(s);
+            s.put(&tx.inputs[n_in].sequence.to_le_bytes());
+        } else {
+            s.put(&(n_in as u32).to_le_bytes());
+        }
+        // "If an annex is present": sha_annex (32) = SHA256(compact_size(size of annex) || annex).
+        if let Some(a) = annex {
+            let mut e = Sha256::new();
+            write_var_bytes(&mut e, a);
+            s.put(&e.finalize());
+        }
+        // Data about this output: "If hash_type & 3 equals SIGHASH_SINGLE": sha_single_output (32).
+        if output_type == SIGHASH_SINGLE as u8 {
+            let mut e = Sha256::new();
+            tx.outputs[n_in].encode(&mut e);
+            s.put(&e.finalize());
+        }
+        // BIP342 extension (ext_flag = 1): tapleaf_hash (32), key_version (1) = 0x00,
+        // codesep_pos (4).
+        if let Some((leaf, codesep_pos)) = tapscript {
+            s.put(&leaf);
+            s.put(&[0x00]);
+            s.put(&codesep_pos.to_le_bytes());
+        }
+    }
+}
+
+/// Writes `script_code` with every OP_CODESEPARATOR removed, as Core's
+/// `CTransactionSignatureSerializer::SerializeScriptCode` does (including its behaviour on a
+/// script whose final push is truncated).
+fn write_script_code<S: Sink>(s: &mut S, script: &[u8]) {
+    let mut pc = 0;
+    let mut n_seps = 0usize;
+    while let Some(op) = get_op(script, &mut pc) {
+        if op.opcode == OP_CODESEPARATOR {
+            n_seps += 1;
+        }
+    }
+    write_compact_size(s, (script.len() - n_seps) as u64);
+    let mut pc = 0;
+    let mut begin = 0;
+    loop {
+        let op = get_op(script, &mut pc);
+        match op {
+            Some(op) => {
+                if op.opcode == OP_CODESEPARATOR {
+                    s.put(&script[begin..pc - 1]);
+                    begin = pc;
+                }
+            }
+            None => break,
+        }
+    }
+    if begin != script.len() {
+        s.put(&script[begin..pc]);
+    }
+}
+
+/// Legacy signature hash (Core's `SignatureHash`, `SigVersion::BASE`); see
+/// [`TxContext::legacy_sighash`].
+pub fn legacy_sighash(tx: &Transaction, n_in: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
+    if n_in >= tx.inputs.len() {
+        return ONE_HASH;
+    }
+    let base = hash_type & 0x1f;
+    let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
+    let none = base == SIGHASH_NONE;
+    let single = base == SIGHASH_SINGLE;
+    // The "SIGHASH_SINGLE bug": no output at this index signs the constant 1.
+    if single && n_in >= tx.outputs.len() {
+        return ONE_HASH;
+    }
+    let mut e = Sha256::new();
+    e.update(&tx.version.to_le_bytes());
+    // Inputs: only the signing one under ANYONECANPAY.
+    let n_inputs = if acp { 1 } else { tx.inputs.len() };
+    write_compact_size(&mut e, n_inputs as u64);
+    let put_input = |e: &mut Sha256, i: usize| {
+        let input = &tx.inputs[i];
+        input.prevout.encode(e);
+        if i == n_in {
+            write_script_code(e, script_code);
+        } else {
+            e.update(&[0]);
+        }
+        // Other inputs' sequences are zeroed under NONE and SINGLE.
+        if i != n_in && (none || single) {
+            e.update(&[0, 0, 0, 0]);
+        } else {
+            e.update(&input.sequence.to_le_bytes());
+        }
+    };
+    if acp {
+        put_input(&mut e, n_in);
+    } else {
+        for i in 0..tx.inputs.len() {
+            put_input(&mut e, i);
+        }
+    }
+    // Outputs: none under NONE; up to and including n_in under SINGLE, earlier ones blanked
+    // (value -1, empty script).
+    if none {
+        e.update(&[0]);
+    } else if single {
+        write_compact_size(&mut e, (n_in + 1) as u64);
+        for _ in 0..n_in {
+            e.update(&(-1i64).to_le_bytes());
+            e.update(&[0]);
+        }
+        tx.outputs[n_in].encode(&mut e);
+    } else {
+        write_compact_size(&mut e, tx.outputs.len() as u64);
+        for o in &tx.outputs {
+            o.encode(&mut e);
+        }
+    }
+    e.update(&tx.lock_time.to_le_bytes());
+    e.update(&hash_type.to_le_bytes());
+    sha256(&e.finalize())
+}
+
+/// The size in bytes of a scriptPubKey serialized with its CompactSize prefix.
+pub fn var_bytes_len(b: &[u8]) -> usize {
+    compact_size_len(b.len() as u64) + b.len()
+}

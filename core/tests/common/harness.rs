@@ -1,0 +1,918 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Harnesses for the external vector formats, with Core's semantics. Shared by the integration
+//! tests (`core/tests/*.rs`) and the conformance runner (`experiments/src/bin/conformance.rs`,
+//! which includes this file by path), so both apply one definition of "pass".
+//!
+//! Every `run_*` returns an [`Outcome`]: counts plus a message per failure.
+#![allow(dead_code)]
+
+use fullverify::encode::{Block, Reader, Transaction, TxIn, TxOut, OutPoint};
+use fullverify::script::asm::parse_asm;
+use fullverify::script::flags::{self as fl};
+use fullverify::script::{verify_input, verify_script, ScriptError, SigVerifier};
+use fullverify::sighash::TxContext;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+/// Pass/fail counts with failure messages.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub passed: usize,
+    pub failed: usize,
+    pub failures: Vec<String>,
+}
+
+impl Outcome {
+    pub fn check(&mut self, ok: bool, msg: impl FnOnce() -> String) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            if self.failures.len() < 50 {
+                self.failures.push(msg());
+            }
+        }
+    }
+    pub fn merge(&mut self, o: Outcome) {
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.failures.extend(o.failures);
+    }
+    /// Panics with the first failures when any case failed.
+    pub fn assert_all_passed(&self, what: &str) {
+        assert!(
+            self.failed == 0 && self.passed > 0,
+            "{what}: {} passed, {} failed; first failures:\n{}",
+            self.passed,
+            self.failed,
+            self.failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        );
+        eprintln!("{what}: {} passed, 0 failed", self.passed);
+    }
+}
+
+fn h(s: &str) -> Result<Vec<u8>, String> {
+    hex::decode(s).map_err(|e| format!("bad hex {s:?}: {e}"))
+}
+
+fn rev32(s: &str) -> Result<[u8; 32], String> {
+    let mut v: [u8; 32] = h(s)?.try_into().map_err(|_| format!("not 32 bytes: {s}"))?;
+    v.reverse();
+    Ok(v)
+}
+
+fn btc_to_sat(v: &Value) -> i64 {
+    (v.as_f64().expect("amount") * 1e8).round() as i64
+}
+
+/// A verifier wrapper that remembers successful checks (Core's signature cache), so harnesses
+/// that re-run one input under many flag sets pay for each signature once.
+pub struct CachingVerifier<'a, V: SigVerifier> {
+    inner: &'a V,
+    ok: Mutex<HashSet<Vec<u8>>>,
+}
+
+impl<'a, V: SigVerifier> CachingVerifier<'a, V> {
+    pub fn new(inner: &'a V) -> Self {
+        CachingVerifier { inner, ok: Mutex::new(HashSet::new()) }
+    }
+    fn cached(&self, key: Vec<u8>, f: impl FnOnce() -> bool) -> bool {
+        if self.ok.lock().unwrap().contains(&key) {
+            return true;
+        }
+        let r = f();
+        if r {
+            self.ok.lock().unwrap().insert(key);
+        }
+        r
+    }
+}
+
+impl<V: SigVerifier> SigVerifier for CachingVerifier<'_, V> {
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        let key = [&[0u8][..], pubkey, &[0xff], sig, msg32].concat();
+        self.cached(key, || self.inner.verify_ecdsa(pubkey, sig, msg32))
+    }
+    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
+        let key = [&[1u8][..], xonly, sig64, msg32].concat();
+        self.cached(key, || self.inner.verify_schnorr(xonly, sig64, msg32))
+    }
+    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool {
+        let key = [&[2u8][..], internal, tweak, output, &[parity as u8]].concat();
+        self.cached(key, || self.inner.tweak_add_check(internal, tweak, output, parity))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// script_tests.json
+// ---------------------------------------------------------------------------------------------
+
+/// BIP341's NUMS point H (x-only), the internal key for the generated tapscript cases.
+pub const NUMS_H: [u8; 32] = [
+    0x50, 0x92, 0x9b, 0x74, 0xc1, 0xa0, 0x49, 0x54, 0xb7, 0x8b, 0x4b, 0x60, 0x35, 0xe9, 0x7a, 0x5e,
+    0x07, 0x8a, 0x5a, 0x0f, 0x28, 0xec, 0x96, 0xd5, 0x47, 0xbf, 0xee, 0x9a, 0xce, 0x80, 0x3a, 0xc0,
+];
+
+/// Core's `BuildCreditingTransaction`/`BuildSpendingTransaction` pair.
+pub fn script_test_txs(script_sig: Vec<u8>, script_pubkey: Vec<u8>, witness: Vec<Vec<u8>>, amount: i64) -> (Transaction, TxOut) {
+    let credit = Transaction {
+        version: 1,
+        inputs: vec![TxIn {
+            prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+            script_sig: vec![0x00, 0x00],
+            sequence: u32::MAX,
+            witness: vec![],
+        }],
+        outputs: vec![TxOut { value: amount, script_pubkey }],
+        lock_time: 0,
+    };
+    let spend = Transaction {
+        version: 1,
+        inputs: vec![TxIn {
+            prevout: OutPoint { txid: credit.txid(), vout: 0 },
+            script_sig,
+            sequence: u32::MAX,
+            witness,
+        }],
+        outputs: vec![TxOut { value: amount, script_pubkey: vec![] }],
+        lock_time: 0,
+    };
+    (spend, credit.outputs[0].clone())
+}
+
+/// One parsed script test.
+pub struct ScriptTest {
+    pub script_sig: Vec<u8>,
+    pub script_pubkey: Vec<u8>,
+    pub witness: Vec<Vec<u8>>,
+    pub amount: i64,
+    pub flags: u32,
+    pub expected: String,
+    pub label: String,
+}
+
+/// Parses one row of script_tests.json (`None` for comment rows). `tweak` computes the
+/// taproot output key for the `#TAPROOTOUTPUT#` placeholder.
+pub fn parse_script_test(row: &Value, tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool)) -> Result<Option<ScriptTest>, String> {
+    let arr = row.as_array().ok_or("row not an array")?;
+    if arr.len() < 4 {
+        return Ok(None);
+    }
+    let mut pos = 0;
+    let mut witness = Vec::new();
+    let mut amount = 0;
+    let mut tap_script: Option<Vec<u8>> = None;
+    let mut output_key: Option<[u8; 32]> = None;
+    if let Some(w) = arr[0].as_array() {
+        for e in &w[..w.len() - 1] {
+            let s = e.as_str().ok_or("witness item not a string")?;
+            if let Some(asm) = s.strip_prefix("#SCRIPT#") {
+                let sc = parse_asm(asm).map_err(|e| e.to_string())?;
+                witness.push(sc.clone());
+                tap_script = Some(sc);
+            } else if s == "#CONTROLBLOCK#" {
+                let sc = tap_script.as_ref().ok_or("#CONTROLBLOCK# without #SCRIPT#")?;
+                let leaf = fullverify::script::interpreter::tapleaf_hash(0xc0, sc);
+                let t = fullverify::script::interpreter::taptweak_hash(&NUMS_H, Some(&leaf));
+                let (q, odd) = tweak(&NUMS_H, &t);
+                output_key = Some(q);
+                let mut cb = vec![0xc0 | odd as u8];
+                cb.extend_from_slice(&NUMS_H);
+                witness.push(cb);
+            } else {
+                witness.push(h(s)?);
+            }
+        }
+        amount = btc_to_sat(&w[w.len() - 1]);
+        pos = 1;
+    }
+    let s = |i: usize| arr.get(i).and_then(Value::as_str).ok_or(format!("field {i} not a string"));
+    let sig_asm = s(pos)?;
+    let mut pk_asm = s(pos + 1)?.to_string();
+    if pk_asm.contains("#TAPROOTOUTPUT#") {
+        let q = output_key.ok_or("#TAPROOTOUTPUT# without control block")?;
+        pk_asm = pk_asm.replace("#TAPROOTOUTPUT#", &format!("0x{}", hex::encode(q)));
+    }
+    let mut flags = fl::parse(s(pos + 2)?)?;
+    if flags & fl::CLEANSTACK != 0 {
+        flags |= fl::P2SH | fl::WITNESS;
+    }
+    Ok(Some(ScriptTest {
+        script_sig: parse_asm(sig_asm).map_err(|e| e.to_string())?,
+        script_pubkey: parse_asm(&pk_asm).map_err(|e| e.to_string())?,
+        witness,
+        amount,
+        flags,
+        expected: s(pos + 3)?.to_string(),
+        label: format!("{sig_asm} | {pk_asm} | {}", s(pos + 2)?),
+    }))
+}
+
+fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: u32, v: &V) -> Result<(), ScriptError> {
+    let (spend, spent) = script_test_txs(t.script_sig.clone(), t.script_pubkey.clone(), t.witness.clone(), t.amount);
+    let outs = [spent];
+    let ctx = TxContext::new(&spend, Some(&outs));
+    verify_input(&ctx, 0, flags, v)
+}
+
+/// Core's `script_tests`: the expected error by name under the given flags, then 16 random
+/// flag perturbations that must not change the verdict (removing flags from a passing test,
+/// adding flags to a failing one).
+pub fn run_script_tests<V: SigVerifier>(json: &Value, v: &V, tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool)) -> Outcome {
+    let mut out = Outcome::default();
+    let mut rng = fullverify::testutil::SplitMix64(0x5c41_7e57);
+    for row in json.as_array().into_iter().flatten() {
+        let t = match parse_script_test(row, tweak) {
+            Ok(Some(t)) => t,
+            Ok(None) => continue,
+            Err(e) => {
+                out.check(false, || format!("unparseable row {row}: {e}"));
+                continue;
+            }
+        };
+        let r = run_one_script_test(&t, t.flags, v);
+        let got = match r {
+            Ok(()) => "OK",
+            Err(e) => e.name(),
+        };
+        let expect_ok = t.expected == "OK";
+        let mut ok = got == t.expected;
+        let mut detail = String::new();
+        for _ in 0..16 {
+            let extra = (rng.next_u64() & 0xffff) as u32;
+            let combined = if expect_ok { t.flags & !extra } else { t.flags | extra };
+            if combined & fl::CLEANSTACK != 0 && !combined & (fl::P2SH | fl::WITNESS) != 0 {
+                continue;
+            }
+            if combined & fl::WITNESS != 0 && combined & fl::P2SH == 0 {
+                continue;
+            }
+            if run_one_script_test(&t, combined, v).is_ok() != expect_ok {
+                ok = false;
+                detail = format!(" (verdict changed with flags {combined:#x})");
+            }
+        }
+        out.check(ok, || format!("{}: expected {}, got {got}{detail}", t.label, t.expected));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// tx_valid.json / tx_invalid.json
+// ---------------------------------------------------------------------------------------------
+
+/// Flags the transaction harness varies: every named flag.
+fn trim_flags(mut f: u32) -> u32 {
+    // WITNESS requires P2SH; CLEANSTACK requires WITNESS.
+    if f & fl::P2SH == 0 {
+        f &= !fl::WITNESS;
+    }
+    if f & fl::WITNESS == 0 {
+        f &= !fl::CLEANSTACK;
+    }
+    f
+}
+
+fn fill_flags(mut f: u32) -> u32 {
+    if f & fl::CLEANSTACK != 0 {
+        f |= fl::WITNESS;
+    }
+    if f & fl::WITNESS != 0 {
+        f |= fl::P2SH;
+    }
+    f
+}
+
+const ALL_NAMED: u32 = (1 << 21) - 1;
+
+fn exclude_individual_flags(flags: u32) -> Vec<u32> {
+    let mut v = Vec::new();
+    for (_, f) in fl::ALL {
+        let e = trim_flags(flags & !f);
+        if e != flags && !v.contains(&e) {
+            v.push(e);
+        }
+    }
+    v
+}
+
+struct TxCase {
+    tx: Transaction,
+    spent: Vec<TxOut>,
+    flags_str: String,
+    label: String,
+}
+
+fn parse_tx_case(row: &Value) -> Result<Option<TxCase>, String> {
+    let arr = row.as_array().ok_or("row not an array")?;
+    if arr.len() < 3 || !arr[0].is_array() {
+        return Ok(None);
+    }
+    let mut prev: HashMap<OutPoint, TxOut> = HashMap::new();
+    for p in arr[0].as_array().unwrap() {
+        let p = p.as_array().ok_or("prevout not an array")?;
+        let txid = rev32(p[0].as_str().ok_or("txid")?)?;
+        let vout = p[1].as_i64().ok_or("vout")? as u32;
+        let spk = parse_asm(p[2].as_str().ok_or("spk")?).map_err(|e| e.to_string())?;
+        let value = p.get(3).and_then(Value::as_i64).unwrap_or(0);
+        prev.insert(OutPoint { txid, vout }, TxOut { value, script_pubkey: spk });
+    }
+    let raw = h(arr[1].as_str().ok_or("tx hex")?)?;
+    let tx = Transaction::from_bytes(&raw).map_err(|e| format!("tx does not deserialize: {e}"))?;
+    let spent = tx
+        .inputs
+        .iter()
+        .map(|i| prev.get(&i.prevout).cloned().ok_or_else(|| "missing prevout".to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let flags_str = arr[2].as_str().ok_or("flags")?.to_string();
+    Ok(Some(TxCase { label: format!("{} [{}]", &arr[1].as_str().unwrap()[..arr[1].as_str().unwrap().len().min(60)], flags_str), tx, spent, flags_str }))
+}
+
+fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: u32, v: &V) -> bool {
+    let ctx = TxContext::new(&c.tx, Some(&c.spent));
+    (0..c.tx.inputs.len()).all(|i| verify_input(&ctx, i, flags, v).is_ok())
+}
+
+/// Core's `tx_valid` harness: CheckTransaction passes; scripts pass under all flags except the
+/// excluded ones, and still pass with any flag (or random flags) removed; and the exclusions
+/// are necessary (re-adding any excluded flag makes it fail).
+pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
+    let mut out = Outcome::default();
+    let mut rng = fullverify::testutil::SplitMix64(0x7a11_d000);
+    for row in json.as_array().into_iter().flatten() {
+        let c = match parse_tx_case(row) {
+            Ok(Some(c)) => c,
+            Ok(None) => continue,
+            Err(e) => {
+                out.check(false, || format!("unparseable tx_valid row: {e}"));
+                continue;
+            }
+        };
+        let excluded = match fl::parse(&c.flags_str) {
+            Ok(f) => f,
+            Err(e) => {
+                out.check(false, || format!("{}: {e}", c.label));
+                continue;
+            }
+        };
+        let mut why = Vec::new();
+        if let Err(e) = c.tx.check() {
+            why.push(format!("CheckTransaction: {}", e.reason()));
+        }
+        let base = ALL_NAMED & !excluded;
+        if base != fill_flags(base) {
+            why.push("bad flag combination".into());
+        }
+        if !tx_scripts_ok(&c, base, v) {
+            why.push("fails under all-but-excluded flags".into());
+        }
+        for (name, f) in fl::ALL {
+            let flags = trim_flags(ALL_NAMED & !(excluded | f));
+            if !tx_scripts_ok(&c, flags, v) {
+                why.push(format!("fails with {name} unset"));
+            }
+            let random = (rng.next_u64() as u32) & ALL_NAMED;
+            let flags = trim_flags(ALL_NAMED & !(excluded | random));
+            if !tx_scripts_ok(&c, flags, v) {
+                why.push(format!("fails with random flags {flags:#x}"));
+            }
+        }
+        for e in exclude_individual_flags(excluded) {
+            if tx_scripts_ok(&c, ALL_NAMED & !e, v) {
+                why.push(format!("passes with flags {:#x}: exclusion not needed", ALL_NAMED & !e));
+            }
+        }
+        out.check(why.is_empty(), || format!("{}: {}", c.label, why.join("; ")));
+    }
+    out
+}
+
+/// Core's `tx_invalid` harness: `BADTX` cases fail CheckTransaction; others fail scripts under
+/// the listed flags, still fail with any flag (or random flags) added, and pass with any
+/// listed flag removed (the flags are minimal).
+pub fn run_tx_invalid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
+    let mut out = Outcome::default();
+    let mut rng = fullverify::testutil::SplitMix64(0x1a5a_11d0);
+    for row in json.as_array().into_iter().flatten() {
+        let c = match parse_tx_case(row) {
+            Ok(Some(c)) => c,
+            Ok(None) => continue,
+            Err(e) => {
+                out.check(false, || format!("unparseable tx_invalid row: {e}"));
+                continue;
+            }
+        };
+        let check = c.tx.check();
+        if c.flags_str == "BADTX" || check.is_err() {
+            out.check(c.flags_str == "BADTX" && check.is_err(), || {
+                format!("{}: CheckTransaction gave {check:?}", c.label)
+            });
+            continue;
+        }
+        let flags = match fl::parse(&c.flags_str) {
+            Ok(f) => f,
+            Err(e) => {
+                out.check(false, || format!("{}: {e}", c.label));
+                continue;
+            }
+        };
+        let mut why = Vec::new();
+        if flags != fill_flags(flags) {
+            why.push("bad flag combination".to_string());
+        }
+        if tx_scripts_ok(&c, flags, v) {
+            why.push("passes under its flags".into());
+        }
+        for (name, f) in fl::ALL {
+            if tx_scripts_ok(&c, fill_flags(flags | f), v) {
+                why.push(format!("passes with {name} added"));
+            }
+            let random = (rng.next_u64() as u32) & ALL_NAMED;
+            if tx_scripts_ok(&c, fill_flags(flags | random), v) {
+                why.push(format!("passes with random flags {random:#x} added"));
+            }
+        }
+        for e in exclude_individual_flags(flags) {
+            if !tx_scripts_ok(&c, e, v) {
+                why.push(format!("still fails with flags {e:#x}: flags not minimal"));
+            }
+        }
+        out.check(why.is_empty(), || format!("{}: {}", c.label, why.join("; ")));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sighash vectors
+// ---------------------------------------------------------------------------------------------
+
+/// Core's sighash.json: `[raw tx, script, input index, hashType (i32), sighash (display hex)]`.
+pub fn run_sighash_json(json: &Value) -> Outcome {
+    let mut out = Outcome::default();
+    for row in json.as_array().into_iter().flatten() {
+        let Some(a) = row.as_array().filter(|a| a.len() == 5) else { continue };
+        let r = (|| -> Result<bool, String> {
+            let raw = h(a[0].as_str().ok_or("tx")?)?;
+            let mut rd = Reader::new(&raw);
+            let tx = Transaction::decode(&mut rd).map_err(|e| e.to_string())?;
+            let script = h(a[1].as_str().ok_or("script")?)?;
+            let n_in = a[2].as_u64().ok_or("index")? as usize;
+            let ht = a[3].as_i64().ok_or("hashtype")? as i32 as u32;
+            let expect = rev32(a[4].as_str().ok_or("hash")?)?;
+            let ctx = TxContext::new(&tx, None);
+            Ok(ctx.legacy_sighash(n_in, &script, ht) == expect)
+        })();
+        out.check(matches!(r, Ok(true)), || format!("sighash.json row {row}: {r:?}"));
+    }
+    out
+}
+
+/// The BIP143 examples: preimage and sighash for each of the 13 computations.
+pub fn run_bip143(json: &Value) -> Outcome {
+    let mut out = Outcome::default();
+    let cases = json.as_array().cloned().or_else(|| json.get("cases").and_then(Value::as_array).cloned()).unwrap_or_default();
+    for c in &cases {
+        let r = (|| -> Result<(), String> {
+            let s = |k: &str| c.get(k).and_then(Value::as_str).ok_or(format!("field {k}"));
+            let tx = Transaction::from_bytes(&h(s("unsigned_tx")?)?).map_err(|e| e.to_string())?;
+            let idx = c["input_index"].as_u64().ok_or("input_index")? as usize;
+            let sc = h(s("script_code")?)?;
+            let amount = c["amount"].as_i64().ok_or("amount")?;
+            let ht = c["hash_type"].as_i64().ok_or("hash_type")? as u32;
+            let ctx = TxContext::new(&tx, None);
+            let pre = ctx.bip143_preimage(idx, &sc, amount, ht);
+            if hex::encode(&pre) != s("preimage")? {
+                return Err("preimage differs".into());
+            }
+            let sh = ctx.bip143_sighash(idx, &sc, amount, ht);
+            let want = s("sighash")?;
+            // The examples print sighashes in internal byte order.
+            if hex::encode(sh) != want && hex::encode(sh.iter().rev().copied().collect::<Vec<_>>()) != want {
+                return Err("sighash differs".into());
+            }
+            Ok(())
+        })();
+        out.check(r.is_ok(), || format!("bip143 case {c}: {r:?}"));
+    }
+    out
+}
+
+/// BIP341 wallet vectors: every leaf hash, merkle root, tweak, tweaked key, control block and
+/// script pubkey; every key-path sighash with its intermediaries.
+pub fn run_bip341_wallet<V: SigVerifier>(json: &Value, tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool), v: &V) -> Outcome {
+    use fullverify::script::interpreter::{tapbranch_hash, tapleaf_hash, taptweak_hash};
+    let mut out = Outcome::default();
+    // scriptPubKey cases.
+    for c in json["scriptPubKey"].as_array().into_iter().flatten() {
+        let r = (|| -> Result<(), String> {
+            let internal: [u8; 32] = h(c["given"]["internalPubkey"].as_str().ok_or("internal")?)?.try_into().map_err(|_| "len")?;
+            // Leaves in depth-first order with their hashes; the tree's root.
+            fn walk(node: &Value, leaves: &mut Vec<(u8, Vec<u8>, [u8; 32])>) -> Result<[u8; 32], String> {
+                if node.is_null() {
+                    return Err("empty".into());
+                }
+                if let Some(arr) = node.as_array() {
+                    let a = walk(&arr[0], leaves)?;
+                    let b = walk(&arr[1], leaves)?;
+                    return Ok(tapbranch_hash(&a, &b));
+                }
+                let ver = node["leafVersion"].as_u64().ok_or("leafVersion")? as u8;
+                let script = hex::decode(node["script"].as_str().ok_or("script")?).map_err(|e| e.to_string())?;
+                let lh = tapleaf_hash(ver, &script);
+                leaves.push((ver, script, lh));
+                Ok(lh)
+            }
+            let mut leaves = Vec::new();
+            let tree = &c["given"]["scriptTree"];
+            let root = if tree.is_null() { None } else { Some(walk(tree, &mut leaves)?) };
+            let inter = &c["intermediary"];
+            if let Some(lhs) = inter["leafHashes"].as_array() {
+                for (i, lh) in lhs.iter().enumerate() {
+                    if lh.as_str() != Some(&hex::encode(leaves[i].2)) {
+                        return Err(format!("leaf hash {i}"));
+                    }
+                }
+            }
+            match (root, inter["merkleRoot"].as_str()) {
+                (Some(r), Some(w)) if hex::encode(r) == w => {}
+                (None, None) => {}
+                _ => return Err("merkle root".into()),
+            }
+            let t = taptweak_hash(&internal, root.as_ref());
+            if inter["tweak"].as_str() != Some(&hex::encode(t)) {
+                return Err("tweak".into());
+            }
+            let (q, odd) = tweak(&internal, &t);
+            if inter["tweakedPubkey"].as_str() != Some(&hex::encode(q)) {
+                return Err("tweaked key".into());
+            }
+            let spk = [&[0x51u8, 0x20][..], &q].concat();
+            if c["expected"]["scriptPubKey"].as_str() != Some(&hex::encode(&spk)) {
+                return Err("scriptPubKey".into());
+            }
+            // Control blocks: leaf version | parity, internal key, then the sibling path. The
+            // path is recomputed from the tree and checked by proving the root.
+            if let Some(cbs) = c["expected"]["scriptPathControlBlocks"].as_array() {
+                for (i, cb) in cbs.iter().enumerate() {
+                    let cb = h(cb.as_str().ok_or("cb")?)?;
+                    let (ver, _, lh) = &leaves[i];
+                    if cb[0] != (ver | odd as u8) || cb[1..33] != internal {
+                        return Err(format!("control block {i} header"));
+                    }
+                    if fullverify::script::interpreter::taproot_merkle_root(&cb, *lh) != root.unwrap() {
+                        return Err(format!("control block {i} path"));
+                    }
+                }
+            }
+            Ok(())
+        })();
+        out.check(r.is_ok(), || format!("bip341 scriptPubKey case: {r:?}"));
+    }
+    // Key-path spending.
+    for c in json["keyPathSpending"].as_array().into_iter().flatten() {
+        let r = (|| -> Result<usize, String> {
+            let tx = Transaction::from_bytes(&h(c["given"]["rawUnsignedTx"].as_str().ok_or("tx")?)?).map_err(|e| e.to_string())?;
+            let spent: Vec<TxOut> = c["given"]["utxosSpent"]
+                .as_array()
+                .ok_or("utxos")?
+                .iter()
+                .map(|u| Ok(TxOut { value: u["amountSats"].as_i64().ok_or("amount")?, script_pubkey: h(u["scriptPubKey"].as_str().ok_or("spk")?)? }))
+                .collect::<Result<_, String>>()?;
+            let ctx = TxContext::new(&tx, Some(&spent));
+            let hs = ctx.bip341_hashes().ok_or("hashes")?;
+            let im = &c["intermediary"];
+            for (k, v) in [
+                ("hashPrevouts", hs.sha_prevouts),
+                ("hashAmounts", hs.sha_amounts),
+                ("hashScriptPubkeys", hs.sha_scriptpubkeys),
+                ("hashSequences", hs.sha_sequences),
+                ("hashOutputs", hs.sha_outputs),
+            ] {
+                if im[k].as_str() != Some(&hex::encode(v)) {
+                    return Err(format!("{k}"));
+                }
+            }
+            let mut n = 0;
+            for inp in c["inputSpending"].as_array().ok_or("inputs")? {
+                let idx = inp["given"]["txinIndex"].as_u64().ok_or("idx")? as usize;
+                let ht = inp["given"]["hashType"].as_u64().ok_or("ht")? as u8;
+                let internal: [u8; 32] = h(inp["intermediary"]["internalPubkey"].as_str().ok_or("ik")?)?.try_into().map_err(|_| "len")?;
+                let root = inp["given"]["merkleRoot"].as_str().map(|s| <[u8; 32]>::try_from(h(s).unwrap()).unwrap());
+                let t = taptweak_hash(&internal, root.as_ref());
+                if inp["intermediary"]["tweak"].as_str() != Some(&hex::encode(t)) {
+                    return Err(format!("input {idx} tweak"));
+                }
+                let msg = ctx.bip341_sigmsg(idx, ht, None, None).map_err(|e| format!("{e:?}"))?;
+                if inp["intermediary"]["sigMsg"].as_str() != Some(&hex::encode(&msg)) {
+                    return Err(format!("input {idx} sigMsg"));
+                }
+                let sh = ctx.bip341_sighash(idx, ht, None, None).map_err(|e| format!("{e:?}"))?;
+                if inp["intermediary"]["sigHash"].as_str() != Some(&hex::encode(sh)) {
+                    return Err(format!("input {idx} sigHash"));
+                }
+                n += 1;
+            }
+            // The expected witnesses make a signed transaction whose key-path inputs verify.
+            let mut signed = tx.clone();
+            let mut idxs = Vec::new();
+            for inp in c["inputSpending"].as_array().ok_or("inputs")? {
+                let idx = inp["given"]["txinIndex"].as_u64().ok_or("idx")? as usize;
+                signed.inputs[idx].witness = inp["expected"]["witness"]
+                    .as_array()
+                    .ok_or("witness")?
+                    .iter()
+                    .map(|x| h(x.as_str().unwrap_or("?")))
+                    .collect::<Result<_, _>>()?;
+                idxs.push(idx);
+            }
+            let sctx = TxContext::new(&signed, Some(&spent));
+            for idx in idxs {
+                verify_input(&sctx, idx, fl::P2SH | fl::WITNESS | fl::TAPROOT, v).map_err(|e| format!("input {idx} signature: {e}"))?;
+            }
+            Ok(n)
+        })();
+        out.check(r.is_ok(), || format!("bip341 keyPathSpending: {r:?}"));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// script_assets (Core's script_assets_test)
+// ---------------------------------------------------------------------------------------------
+
+/// Core's `AllConsensusFlags`: combinations of the 7 consensus flags, WITNESS ⇒ P2SH and
+/// TAPROOT ⇒ WITNESS.
+pub fn all_consensus_flags() -> Vec<u32> {
+    let mut v = Vec::new();
+    for i in 0..128u32 {
+        let mut f = 0;
+        for (bit, flag) in [
+            (1, fl::P2SH),
+            (2, fl::DERSIG),
+            (4, fl::NULLDUMMY),
+            (8, fl::CHECKLOCKTIMEVERIFY),
+            (16, fl::CHECKSEQUENCEVERIFY),
+            (32, fl::WITNESS),
+            (64, fl::TAPROOT),
+        ] {
+            if i & bit != 0 {
+                f |= flag;
+            }
+        }
+        if f & fl::WITNESS != 0 && f & fl::P2SH == 0 {
+            continue;
+        }
+        if f & fl::TAPROOT != 0 && f & fl::WITNESS == 0 {
+            continue;
+        }
+        v.push(f);
+    }
+    v
+}
+
+/// Core's `script_assets_test`: each `success` passes under every consensus flag subset of
+/// `flags` (all sets when `final`), each `failure` fails under every superset. One case counts
+/// once, passing only if every one of its checks does.
+pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
+    let mut out = Outcome::default();
+    let all = all_consensus_flags();
+    let cache = CachingVerifier::new(v);
+    for (n, t) in json.as_array().into_iter().flatten().enumerate() {
+        let r = (|| -> Result<(), String> {
+            let mut tx = Transaction::from_bytes(&h(t["tx"].as_str().ok_or("tx")?)?).map_err(|e| e.to_string())?;
+            let prevouts: Vec<TxOut> = t["prevouts"]
+                .as_array()
+                .ok_or("prevouts")?
+                .iter()
+                .map(|p| {
+                    let b = h(p.as_str().ok_or("prevout")?)?;
+                    let mut r = Reader::new(&b);
+                    let o = TxOut::decode(&mut r).map_err(|e| e.to_string())?;
+                    r.finish().map_err(|e| e.to_string())?;
+                    Ok(o)
+                })
+                .collect::<Result<_, String>>()?;
+            let idx = t["index"].as_u64().ok_or("index")? as usize;
+            let test_flags = fl::parse(t["flags"].as_str().ok_or("flags")?)?;
+            let fin = t.get("final").and_then(Value::as_bool).unwrap_or(false);
+            for (key, want_ok) in [("success", true), ("failure", false)] {
+                let Some(w) = t.get(key) else { continue };
+                tx.inputs[idx].script_sig = h(w["scriptSig"].as_str().ok_or("scriptSig")?)?;
+                tx.inputs[idx].witness =
+                    w["witness"].as_array().ok_or("witness")?.iter().map(|x| h(x.as_str().unwrap_or("?"))).collect::<Result<_, _>>()?;
+                let ctx = TxContext::new(&tx, Some(&prevouts));
+                for &f in &all {
+                    let applies = if want_ok { fin || f & test_flags == f } else { f & test_flags == test_flags };
+                    if !applies {
+                        continue;
+                    }
+                    let res = verify_script(&ctx, idx, &prevouts[idx].script_pubkey, prevouts[idx].value, f, &cache);
+                    if res.is_ok() != want_ok {
+                        return Err(format!("{key} with flags {f:#x}: {res:?}"));
+                    }
+                }
+            }
+            Ok(())
+        })();
+        out.check(r.is_ok(), || format!("script_assets case {n} ({}): {r:?}", t["comment"].as_str().unwrap_or("")));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real blocks with spent outputs
+// ---------------------------------------------------------------------------------------------
+
+/// A block and the outputs its non-coinbase inputs spend (block order).
+pub struct BlockWithPrevouts {
+    pub block: Block,
+    pub spent: Vec<TxOut>,
+    pub height: u32,
+    pub flags: u32,
+}
+
+/// Core's `VARINT` (MSB base-128 with the +1 offset per continuation byte).
+pub fn read_core_varint(r: &mut Reader<'_>) -> Result<u64, String> {
+    let mut n: u64 = 0;
+    loop {
+        let b = r.u8().map_err(|e| e.to_string())?;
+        n = n.checked_mul(128).ok_or("varint overflow")? | (b & 0x7f) as u64;
+        if b & 0x80 != 0 {
+            n = n.checked_add(1).ok_or("varint overflow")?;
+        } else {
+            return Ok(n);
+        }
+    }
+}
+
+/// Core's `DecompressAmount`.
+pub fn decompress_amount(x: u64) -> u64 {
+    if x == 0 {
+        return 0;
+    }
+    let mut x = x - 1;
+    let mut e = x % 10;
+    x /= 10;
+    let mut n;
+    if e < 9 {
+        let d = (x % 9) + 1;
+        x /= 9;
+        n = x * 10 + d;
+    } else {
+        n = x + 1;
+    }
+    while e > 0 {
+        n *= 10;
+        e -= 1;
+    }
+    n
+}
+
+/// Core's `DecompressScript` for script type `t` (0..=5), given the payload that follows; the
+/// uncompressed-key forms (4/5) need curve decompression, supplied by `decompress_pubkey`.
+pub fn decompress_script(t: u64, r: &mut Reader<'_>, decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>) -> Result<Vec<u8>, String> {
+    let e = |x: fullverify::encode::DecodeError| x.to_string();
+    Ok(match t {
+        0 => [&[0x76, 0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x88, 0xac]].concat(),
+        1 => [&[0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x87]].concat(),
+        2 | 3 => [&[33, t as u8][..], r.bytes(32).map_err(e)?, &[0xac]].concat(),
+        4 | 5 => {
+            let mut c = [0u8; 33];
+            c[0] = t as u8 - 2;
+            c[1..].copy_from_slice(r.bytes(32).map_err(e)?);
+            let full = decompress_pubkey(&c).ok_or("bad compressed key")?;
+            [&[65][..], &full[..], &[0xac]].concat()
+        }
+        n => r.bytes(n - 6).map_err(e)?.to_vec(),
+    })
+}
+
+/// The spent outputs of every non-coinbase input, in block order, via a lookup by outpoint
+/// (outputs created earlier in the same block are taken from the block itself).
+pub fn spent_from_map(block: &Block, map: &HashMap<OutPoint, TxOut>) -> Result<Vec<TxOut>, String> {
+    let mut created: HashMap<OutPoint, TxOut> = HashMap::new();
+    let mut spent = Vec::new();
+    for tx in &block.txdata {
+        if !tx.is_coinbase() {
+            for i in &tx.inputs {
+                let o = map.get(&i.prevout).or_else(|| created.get(&i.prevout)).ok_or_else(|| format!("missing prevout {:?}", i.prevout))?;
+                spent.push(o.clone());
+            }
+        }
+        let txid = tx.txid();
+        for (n, o) in tx.outputs.iter().enumerate() {
+            created.insert(OutPoint { txid, vout: n as u32 }, o.clone());
+        }
+    }
+    Ok(spent)
+}
+
+/// Verifies every input of a block; returns the outcome per input.
+pub fn verify_block_inputs<V: SigVerifier>(b: &BlockWithPrevouts, v: &V) -> Outcome {
+    let mut out = Outcome::default();
+    let mut k = 0;
+    for (t, tx) in b.block.txdata.iter().enumerate() {
+        if tx.is_coinbase() {
+            continue;
+        }
+        let spent = &b.spent[k..k + tx.inputs.len()];
+        k += tx.inputs.len();
+        let ctx = TxContext::new(tx, Some(spent));
+        for i in 0..tx.inputs.len() {
+            let r = verify_input(&ctx, i, b.flags, v);
+            out.check(r.is_ok(), || format!("tx {t} input {i}: {r:?}"));
+        }
+    }
+    out
+}
+
+/// Loads a `blocks_with_prevouts` pair. `kind` is the spent-output format.
+pub fn load_block_with_prevouts(
+    block_bytes: &[u8],
+    prevouts: &[u8],
+    kind: PrevoutFormat,
+    network: &str,
+    decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>,
+) -> Result<BlockWithPrevouts, String> {
+    // A framed block (magic || len || block) is unwrapped.
+    let raw = if block_bytes.len() > 8 && (block_bytes[..4] == [0xf9, 0xbe, 0xb4, 0xd9] || block_bytes[..4] == [0x0b, 0x11, 0x09, 0x07]) {
+        let len = u32::from_le_bytes(block_bytes[4..8].try_into().unwrap()) as usize;
+        block_bytes.get(8..8 + len).ok_or("truncated framed block")?
+    } else {
+        block_bytes
+    };
+    let block = Block::from_bytes(raw).map_err(|e| format!("block: {e}"))?;
+    let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
+    let spent = match kind {
+        PrevoutFormat::SpentUtxosJson => {
+            let v: Value = serde_json::from_slice(prevouts).map_err(|e| e.to_string())?;
+            v.as_array()
+                .ok_or("not an array")?
+                .iter()
+                .map(|e| {
+                    Ok(TxOut {
+                        value: e["txout"]["value"].as_i64().ok_or("value")?,
+                        script_pubkey: h(e["txout"]["script_pubkey"].as_str().ok_or("spk")?)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()?
+        }
+        PrevoutFormat::BcoinUndo => {
+            let mut r = Reader::new(prevouts);
+            let mut v = Vec::new();
+            while r.remaining() > 0 {
+                v.push(TxOut::decode(&mut r).map_err(|e| e.to_string())?);
+            }
+            v
+        }
+        PrevoutFormat::BtcdUtxostore => {
+            let mut r = Reader::new(prevouts);
+            let mut map = HashMap::new();
+            let e = |x: fullverify::encode::DecodeError| x.to_string();
+            while r.remaining() > 0 {
+                let txid: [u8; 32] = r.array().map_err(e)?;
+                let vout = r.u32().map_err(e)?;
+                let n = r.u32().map_err(e)?;
+                let payload = r.bytes(n as u64).map_err(e)?;
+                let mut p = Reader::new(payload);
+                let _height_cb = read_core_varint(&mut p)?;
+                let amount = decompress_amount(read_core_varint(&mut p)?);
+                let t = read_core_varint(&mut p)?;
+                let spk = decompress_script(t, &mut p, decompress_pubkey)?;
+                map.insert(OutPoint { txid, vout }, TxOut { value: amount as i64, script_pubkey: spk });
+            }
+            spent_from_map(&block, &map)?
+        }
+    };
+    if spent.len() != n_inputs {
+        return Err(format!("{} spent outputs for {n_inputs} inputs", spent.len()));
+    }
+    // BIP34: the height is the first push of the coinbase scriptSig.
+    let cb = &block.txdata.first().ok_or("empty block")?.inputs[0].script_sig;
+    let height = match cb.first() {
+        Some(&n @ 1..=4) if cb.len() > n as usize => {
+            let mut b = [0u8; 4];
+            b[..n as usize].copy_from_slice(&cb[1..1 + n as usize]);
+            u32::from_le_bytes(b)
+        }
+        _ => 0,
+    };
+    let heights = match network {
+        "testnet3" => fl::TESTNET3,
+        "regtest" => fl::REGTEST,
+        _ => fl::MAINNET,
+    };
+    Ok(BlockWithPrevouts { flags: fl::for_height(height, &heights), block, spent, height })
+}
+
+/// The spent-output file formats of `blocks_with_prevouts/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrevoutFormat {
+    /// Floresta's JSON array (`*.spent_utxos.json[.zst]`).
+    SpentUtxosJson,
+    /// bcoin undo: `i64 value || CompactSize || spk` until EOF (`*.spent_outputs.bin`).
+    BcoinUndo,
+    /// btcd utxostore (`*.utxostore[.bz2]`).
+    BtcdUtxostore,
+}

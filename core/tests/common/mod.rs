@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Shared pieces of the integration tests: a [`SigVerifier`] over libsecp256k1 (the
+//! `secp256k1` crate, a dev-dependency), hex helpers, and vector loading.
+//!
+//! `SecpVerifier` follows Core's `CPubKey::Verify`: parse the key (hybrid allowed), parse the
+//! signature with the lax DER parser, normalise S, verify.
+#![allow(dead_code)]
+
+pub mod harness;
+
+use fullverify::script::SigVerifier;
+use libsecp::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
+use std::io::Read;
+use std::path::Path;
+
+/// libsecp256k1-backed signature checks.
+pub struct SecpVerifier;
+
+impl SigVerifier for SecpVerifier {
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        let Ok(pk) = PublicKey::from_slice(pubkey) else { return false };
+        let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
+        s.normalize_s();
+        ecdsa::verify(&s, Message::from_digest(*msg32), &pk).is_ok()
+    }
+
+    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
+        let Ok(pk) = XOnlyPublicKey::from_byte_array(*xonly) else { return false };
+        let sig = schnorr::Signature::from_byte_array(*sig64);
+        schnorr::verify(&sig, msg32, &pk).is_ok()
+    }
+
+    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool {
+        let Ok(p) = XOnlyPublicKey::from_byte_array(*internal) else { return false };
+        let Ok(q) = XOnlyPublicKey::from_byte_array(*output) else { return false };
+        let Ok(t) = Scalar::from_be_bytes(*tweak) else { return false };
+        p.tweak_add_check(&q, if parity { Parity::Odd } else { Parity::Even }, t)
+    }
+}
+
+/// `internal + tweak·G` as (x-only output, odd parity).
+pub fn tweak_xonly(internal: &[u8; 32], tweak: &[u8; 32]) -> ([u8; 32], bool) {
+    let p = XOnlyPublicKey::from_byte_array(*internal).expect("valid internal key");
+    let (q, parity) = p.add_tweak(&Scalar::from_be_bytes(*tweak).expect("tweak < n")).expect("tweak ok");
+    (q.to_byte_array(), parity == Parity::Odd)
+}
+
+/// Hex to bytes (panics on bad hex: vectors are trusted to be hex where they say so).
+pub fn unhex(s: &str) -> Vec<u8> {
+    hex::decode(s).unwrap_or_else(|e| panic!("bad hex {s:?}: {e}"))
+}
+
+/// Hex of bytes.
+pub fn tohex(b: &[u8]) -> String {
+    hex::encode(b)
+}
+
+/// A 32-byte value from display-order (reversed) hex.
+pub fn rev32(s: &str) -> [u8; 32] {
+    let mut v: [u8; 32] = unhex(s).try_into().expect("32 bytes");
+    v.reverse();
+    v
+}
+
+/// The bytes of a vector file, decompressed by extension (.zst, .bz2, .gz).
+pub fn read_maybe_compressed(path: &Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.to_string_lossy();
+    if name.ends_with(".zst") {
+        zstd::decode_all(&raw[..]).expect("zstd")
+    } else if name.ends_with(".bz2") {
+        let mut out = Vec::new();
+        bzip2::read::BzDecoder::new(&raw[..]).read_to_end(&mut out).expect("bz2");
+        out
+    } else if name.ends_with(".gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out).expect("gzip");
+        out
+    } else {
+        raw
+    }
+}
+
+/// A JSON vector file, or `None` (loudly) when the vectors are absent.
+pub fn load_json(rel: &str) -> Option<serde_json::Value> {
+    let p = fullverify::testutil::vector_file(rel)?;
+    Some(serde_json::from_slice(&read_maybe_compressed(&p)).expect("json"))
+}
+
+/// Decompresses a compressed SEC1 key (for Core's compressed-script types 4/5).
+pub fn decompress_pubkey(c: &[u8; 33]) -> Option<[u8; 65]> {
+    PublicKey::from_slice(c).ok().map(|p| p.serialize_uncompressed())
+}
+
+/// `internal + tweak·G` with fullverify's own secp256k1 layer.
+pub fn tweak_xonly_native(internal: &[u8; 32], tweak: &[u8; 32]) -> ([u8; 32], bool) {
+    let p = fullverify::secp256k1::XOnlyPublicKey::parse(internal).expect("valid internal key");
+    let (q, odd) = p.tweak_add(tweak).expect("tweak ok");
+    (q.serialize(), odd)
+}
+
+/// Compressed to uncompressed SEC1 with fullverify's own secp256k1 layer.
+pub fn decompress_pubkey_native(c: &[u8; 33]) -> Option<[u8; 65]> {
+    fullverify::secp256k1::PublicKey::parse(c).ok().map(|p| p.serialize_uncompressed())
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Real blocks with their spent outputs: every input verifies under the flags of its height,
+//! and sampled mutations (one signature byte, one spent amount, one spent scriptPubKey byte)
+//! make the mutated input fail.
+//!
+//! BIP341 signatures commit to every spent amount and scriptPubKey of the transaction, so an
+//! amount or scriptPubKey mutation also fails the transaction's *other* taproot inputs; legacy
+//! signatures do not commit to amounts, so amount mutations are sampled on segwit inputs only.
+
+mod common;
+
+use common::harness::{self, BlockWithPrevouts, PrevoutFormat};
+use common::SecpVerifier;
+use fullverify::encode::{display_hex, TxOut};
+use fullverify::script::opcodes::{get_op, witness_program};
+use fullverify::script::verify_input;
+use fullverify::sighash::TxContext;
+
+fn load(block: &str, prevouts: &str, kind: PrevoutFormat, net: &str) -> Option<BlockWithPrevouts> {
+    let b = common::read_maybe_compressed(&fullverify::testutil::vector_file(block)?);
+    let p = common::read_maybe_compressed(&fullverify::testutil::vector_file(prevouts)?);
+    Some(harness::load_block_with_prevouts(&b, &p, kind, net, &common::decompress_pubkey).expect("loads"))
+}
+
+/// Which mutation to apply to one input.
+#[derive(Clone, Copy, Debug)]
+enum Mutation {
+    SigByte,
+    Amount,
+    SpkByte,
+}
+
+/// Flips a byte inside the input's first signature-sized element (64..=73 bytes) of its
+/// witness, or else its scriptSig; false if none.
+fn flip_signature(tx: &mut fullverify::encode::Transaction, i: usize) -> bool {
+    let inp = &mut tx.inputs[i];
+    if let Some(item) = inp.witness.iter_mut().find(|w| (64..=73).contains(&w.len())) {
+        item[10] ^= 0x01;
+        return true;
+    }
+    let mut pc = 0;
+    while pc < inp.script_sig.len() {
+        let Some(op) = get_op(&inp.script_sig, &mut pc) else { return false };
+        if (64..=73).contains(&op.data.len()) {
+            let data_at = pc - op.data.len();
+            inp.script_sig[data_at + 10] ^= 0x01;
+            return true;
+        }
+    }
+    false
+}
+
+fn is_taproot(o: &TxOut) -> bool {
+    matches!(witness_program(&o.script_pubkey), Some((1, p)) if p.len() == 32)
+}
+
+fn check_block(b: &BlockWithPrevouts, expect_hash: &str, samples: usize) {
+    assert_eq!(display_hex(&b.block.block_hash()), expect_hash);
+    let t0 = std::time::Instant::now();
+    let o = harness::verify_block_inputs(b, &SecpVerifier);
+    let dt = t0.elapsed();
+    o.assert_all_passed(&format!("block {} (flags {:#x}, libsecp256k1)", b.height, b.flags));
+    eprintln!("  {} inputs in {dt:?}", o.passed);
+    let t0 = std::time::Instant::now();
+    let o = harness::verify_block_inputs(b, &fullverify::script::NativeVerifier);
+    let dt = t0.elapsed();
+    o.assert_all_passed(&format!("block {} (flags {:#x}, native secp256k1)", b.height, b.flags));
+    eprintln!("  {} inputs in {dt:?} (native)", o.passed);
+
+    // Mutations on a deterministic sample of inputs.
+    let mut index = Vec::new(); // (tx, input, offset into spent)
+    let mut k = 0;
+    for (t, tx) in b.block.txdata.iter().enumerate() {
+        if tx.is_coinbase() {
+            continue;
+        }
+        for i in 0..tx.inputs.len() {
+            index.push((t, i, k + i));
+        }
+        k += tx.inputs.len();
+    }
+    let mut rng = fullverify::testutil::SplitMix64(fullverify::testutil::test_seed());
+    let mut done = [0usize; 3];
+    for _ in 0..samples * 4 {
+        let (t, i, off) = index[(rng.next_u64() % index.len() as u64) as usize];
+        let m = [Mutation::SigByte, Mutation::Amount, Mutation::SpkByte][(rng.next_u64() % 3) as usize];
+        let base = off - i;
+        let mut tx = b.block.txdata[t].clone();
+        let mut spent: Vec<TxOut> = b.spent[base..base + tx.inputs.len()].to_vec();
+        match m {
+            Mutation::SigByte => {
+                if !flip_signature(&mut tx, i) {
+                    continue;
+                }
+            }
+            Mutation::Amount => {
+                // Only segwit signatures commit to the amount.
+                if witness_program(&spent[i].script_pubkey).is_none() && tx.inputs[i].witness.is_empty() {
+                    continue;
+                }
+                spent[i].value ^= 1;
+            }
+            Mutation::SpkByte => {
+                let n = spent[i].script_pubkey.len();
+                if n == 0 {
+                    continue;
+                }
+                spent[i].script_pubkey[n / 2] ^= 0x01;
+            }
+        }
+        done[m as usize] += 1;
+        let ctx = TxContext::new(&tx, Some(&spent));
+        assert!(verify_input(&ctx, i, b.flags, &SecpVerifier).is_err(), "{m:?} on tx {t} input {i} still verifies");
+        // Every other input still passes, except taproot inputs when an amount or scriptPubKey
+        // (which BIP341 commits to for all inputs) changed.
+        for j in 0..tx.inputs.len() {
+            if j == i || (matches!(m, Mutation::Amount | Mutation::SpkByte) && is_taproot(&spent[j])) {
+                continue;
+            }
+            assert!(verify_input(&ctx, j, b.flags, &SecpVerifier).is_ok(), "{m:?} on tx {t} input {i} broke input {j}");
+        }
+    }
+    eprintln!("  mutations: {} signature, {} amount, {} scriptPubKey", done[0], done[1], done[2]);
+    let has_segwit = b.block.txdata.iter().any(|t| t.has_witness());
+    assert!(done[0] > 0 && done[2] > 0 && (done[1] > 0 || !has_segwit));
+}
+
+#[test]
+fn mainnet_866342_all_inputs() {
+    let Some(b) = load(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    assert_eq!(b.height, 866_342);
+    assert_eq!(b.spent.len(), 7972);
+    check_block(&b, "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1", 200);
+}
+
+#[test]
+fn mainnet_277647_all_inputs() {
+    let Some(b) = load(
+        "blocks_with_prevouts/mainnet_277647.blk.bz2",
+        "blocks_with_prevouts/mainnet_277647.utxostore.bz2",
+        PrevoutFormat::BtcdUtxostore,
+        "mainnet",
+    ) else {
+        return;
+    };
+    assert_eq!(b.height, 277_647);
+    assert_eq!(b.spent.len(), 732);
+    check_block(&b, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 150);
+}
+
+#[test]
+fn testnet3_928816_all_inputs() {
+    let Some(b) = load(
+        "blocks_with_prevouts/testnet3_928816.block.raw",
+        "blocks_with_prevouts/testnet3_928816.spent_outputs.bin",
+        PrevoutFormat::BcoinUndo,
+        "testnet3",
+    ) else {
+        return;
+    };
+    assert_eq!(b.height, 928_816);
+    assert_eq!(b.spent.len(), 8692);
+    check_block(&b, "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", 200);
+}
+
+/// `verify_input` from several threads sharing one read-only `TxContext` per transaction
+/// (lazily computed aggregates included) gives the same verdicts as one thread.
+#[test]
+fn mainnet_866342_shared_contexts_across_threads() {
+    let Some(b) = load(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    let mut ctxs = Vec::new();
+    let mut k = 0;
+    for tx in b.block.txdata.iter().filter(|t| !t.is_coinbase()) {
+        ctxs.push(TxContext::new(tx, Some(&b.spent[k..k + tx.inputs.len()])));
+        k += tx.inputs.len();
+    }
+    let work: Vec<(usize, usize)> = ctxs.iter().enumerate().flat_map(|(t, c)| (0..c.tx.inputs.len()).map(move |i| (t, i))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let ok = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(t, i)) = work.get(n) else { break };
+                if verify_input(&ctxs[t], i, b.flags, &SecpVerifier).is_ok() {
+                    ok.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(ok.into_inner(), 7972);
+}
