@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 mod hash;
 mod muhash;
 mod secp;
+mod tx;
 
 pyo3::create_exception!(
     fullverify,
@@ -79,5 +80,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hash::register(m)?;
     muhash::register(m)?;
     secp::register(m)?;
+    tx::register(m)?;
     Ok(())
 }
