@@ -188,7 +188,8 @@ fn mainnet_866342_shared_contexts_across_threads() {
         ctxs.push(TxContext::new(tx, Some(&b.spent[k..k + tx.inputs.len()])));
         k += tx.inputs.len();
     }
-    let work: Vec<(usize, usize)> = ctxs.iter().enumerate().flat_map(|(t, c)| (0..c.tx.inputs.len()).map(move |i| (t, i))).collect();
+    let work: Vec<(usize, usize)> =
+        ctxs.iter().enumerate().flat_map(|(t, c)| (0..c.tx.inputs.len()).map(move |i| (t, i))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let ok = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
