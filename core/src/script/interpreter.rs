@@ -1349,6 +1349,15 @@ pub fn verify_input<V: SigVerifier + ?Sized>(
     verify_script(ctx, input_index, &spent.script_pubkey, spent.value, flags, verifier)
 }
 
+/// Verifies every input of `ctx.tx` (one thread); the first failure as `(input, error)`.
+pub fn verify_tx<V: SigVerifier + ?Sized>(
+    ctx: &TxContext<'_>,
+    flags: u32,
+    verifier: &V,
+) -> Result<(), (usize, ScriptError)> {
+    (0..ctx.tx.inputs.len()).try_for_each(|i| verify_input(ctx, i, flags, verifier).map_err(|e| (i, e)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -478,7 +478,12 @@ pub fn run_sighash_json(json: &Value) -> Outcome {
             let ht = a[3].as_i64().ok_or("hashtype")? as i32 as u32;
             let expect = rev32(a[4].as_str().ok_or("hash")?)?;
             let ctx = TxContext::new(&tx, None);
-            Ok(ctx.legacy_sighash(n_in, &script, ht) == expect)
+            // The displayed preimage hashes to the same value.
+            let via_preimage = match fullverify::sighash::legacy_preimage(&tx, n_in, &script, ht) {
+                Some(p) => fullverify::hash::sha256d(&p),
+                None => fullverify::sighash::ONE_HASH,
+            };
+            Ok(ctx.legacy_sighash(n_in, &script, ht) == expect && via_preimage == expect)
         })();
         out.check(matches!(r, Ok(true)), || format!("sighash.json row {row}: {r:?}"));
     }
