@@ -78,7 +78,7 @@ fn sighash_benches(c: &mut Criterion) {
             let mut cache = bitcoin::sighash::SighashCache::new(&rtx);
             for i in [0, n_in - 1] {
                 let code = [&[0x76, 0xa9, 20][..], &spent[i].script_pubkey[2..], &[0x88, 0xac]].concat();
-                let ours = ctx.bip143_sighash(i, &code, spent[i].value, 1);
+                let ours = ctx.bip143_sighash(i, &code, spent[i].value, 1).unwrap();
                 let theirs = cache
                     .p2wpkh_signature_hash(i, &rspent[i].script_pubkey, rspent[i].value, bitcoin::EcdsaSighashType::All)
                     .unwrap();
@@ -97,7 +97,7 @@ fn sighash_benches(c: &mut Criterion) {
                     code[..3].copy_from_slice(&[0x76, 0xa9, 20]);
                     code[3..23].copy_from_slice(&o.script_pubkey[2..]);
                     code[23..].copy_from_slice(&[0x88, 0xac]);
-                    acc ^= ctx.bip143_sighash(i, &code, o.value, 1)[0];
+                    acc ^= ctx.bip143_sighash(i, &code, o.value, 1).unwrap()[0];
                 }
                 black_box(acc)
             })

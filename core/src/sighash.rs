@@ -248,14 +248,32 @@ impl<'a> TxContext<'a> {
     }
 
     /// BIP143 preimage (for display; verification streams it through [`Self::bip143_sighash`]).
-    pub fn bip143_preimage(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> Vec<u8> {
+    pub fn bip143_preimage(
+        &self,
+        input_index: usize,
+        script_code: &[u8],
+        amount: i64,
+        hash_type: u32,
+    ) -> Result<Vec<u8>, SighashError> {
+        if input_index >= self.tx.inputs.len() {
+            return Err(SighashError::InputIndex);
+        }
         let mut v = Vec::with_capacity(156 + script_code.len());
         self.bip143_write(&mut v, input_index, script_code, amount, hash_type);
-        v
+        Ok(v)
     }
 
     /// BIP143 signature hash (double SHA-256 of the preimage).
-    pub fn bip143_sighash(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> [u8; 32] {
+    pub fn bip143_sighash(
+        &self,
+        input_index: usize,
+        script_code: &[u8],
+        amount: i64,
+        hash_type: u32,
+    ) -> Result<[u8; 32], SighashError> {
+        if input_index >= self.tx.inputs.len() {
+            return Err(SighashError::InputIndex);
+        }
         let base = hash_type & 0x1f;
         let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
         let mut e = if !acp && base != SIGHASH_SINGLE && base != SIGHASH_NONE {
@@ -273,7 +291,7 @@ impl<'a> TxContext<'a> {
             e
         };
         self.bip143_write_rest(&mut e, input_index, script_code, amount, hash_type);
-        sha256(&e.finalize())
+        Ok(sha256(&e.finalize()))
     }
 
     fn bip143_write<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
@@ -599,4 +617,38 @@ fn legacy_write<S: Sink>(s: &mut S, tx: &Transaction, n_in: usize, script_code: 
 /// The size in bytes of a scriptPubKey serialized with its CompactSize prefix.
 pub fn var_bytes_len(b: &[u8]) -> usize {
     compact_size_len(b.len() as u64) + b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{OutPoint, TxIn};
+
+    #[test]
+    fn out_of_range_inputs_are_errors_not_panics() {
+        let tx = Transaction {
+            version: 2,
+            inputs: vec![TxIn { prevout: OutPoint { txid: [1; 32], vout: 0 }, ..TxIn::default() }],
+            outputs: vec![TxOut { value: 5, script_pubkey: vec![0x51] }],
+            lock_time: 0,
+        };
+        let spent = [TxOut { value: 7, script_pubkey: vec![0x51, 0x20] }];
+        let ctx = TxContext::new(&tx, Some(&spent));
+        assert_eq!(ctx.bip143_sighash(1, &[], 0, 1), Err(SighashError::InputIndex));
+        assert_eq!(ctx.bip143_preimage(1, &[], 0, 1), Err(SighashError::InputIndex));
+        assert_eq!(ctx.bip341_sighash(1, 0, None, None), Err(SighashError::InputIndex));
+        assert_eq!(ctx.legacy_sighash(1, &[], 1), ONE_HASH);
+        assert_eq!(legacy_preimage(&tx, 1, &[], 1), None);
+        // SIGHASH_SINGLE without an output is undefined in BIP341 and signs "1" in legacy.
+        let tx2 = Transaction { outputs: vec![], ..tx.clone() };
+        let ctx2 = TxContext::new(&tx2, Some(&spent));
+        assert_eq!(ctx2.bip341_sighash(0, 3, None, None), Err(SighashError::SingleWithoutOutput));
+        assert_eq!(ctx2.legacy_sighash(0, &[], 3), ONE_HASH);
+        // Undefined BIP341 hash types, and missing spent outputs.
+        for ht in [4u8, 0x80, 0x84, 0xff] {
+            assert_eq!(ctx.bip341_sighash(0, ht, None, None), Err(SighashError::InvalidHashType(ht)));
+        }
+        let ctx3 = TxContext::new(&tx, None);
+        assert_eq!(ctx3.bip341_sighash(0, 0, None, None), Err(SighashError::MissingSpentOutputs));
+    }
 }

@@ -183,8 +183,11 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
             let ctx = TxContext::new(&tx, Some(&outs));
             let code = [&[0x76, 0xa9, 20][..], &hash160(&pk), &[0x88, 0xac]].concat();
             let ht = c.hash_type as u32;
-            let msg =
-                if c.kind == 4 { ctx.legacy_sighash(0, &code, ht) } else { ctx.bip143_sighash(0, &code, c.amount, ht) };
+            let msg = if c.kind == 4 {
+                ctx.legacy_sighash(0, &code, ht)
+            } else {
+                ctx.bip143_sighash(0, &code, c.amount, ht).unwrap()
+            };
             let mut sig = libsecp::ecdsa::sign(Message::from_digest(msg), &sk).serialize_der().to_vec();
             sig.push(c.hash_type);
             if c.corrupt == 3 {

@@ -438,7 +438,10 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
         let hash_type = sig[sig.len() - 1] as u32;
         let der = &sig[..sig.len() - 1];
         let msg = match sigversion {
-            SigVersion::WitnessV0 => self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type),
+            SigVersion::WitnessV0 => match self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type) {
+                Ok(h) => h,
+                Err(_) => return false,
+            },
             _ => self.ctx.legacy_sighash(self.n_in, script_code, hash_type),
         };
         self.verifier.verify_ecdsa(pubkey, der, &msg)

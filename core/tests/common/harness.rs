@@ -504,11 +504,11 @@ pub fn run_bip143(json: &Value) -> Outcome {
             let amount = c["amount"].as_i64().ok_or("amount")?;
             let ht = c["hash_type"].as_i64().ok_or("hash_type")? as u32;
             let ctx = TxContext::new(&tx, None);
-            let pre = ctx.bip143_preimage(idx, &sc, amount, ht);
+            let pre = ctx.bip143_preimage(idx, &sc, amount, ht).map_err(|e| format!("{e:?}"))?;
             if hex::encode(&pre) != s("preimage")? {
                 return Err("preimage differs".into());
             }
-            let sh = ctx.bip143_sighash(idx, &sc, amount, ht);
+            let sh = ctx.bip143_sighash(idx, &sc, amount, ht).map_err(|e| format!("{e:?}"))?;
             let want = s("sighash")?;
             // The examples print sighashes in internal byte order.
             if hex::encode(sh) != want && hex::encode(sh.iter().rev().copied().collect::<Vec<_>>()) != want {
