@@ -26,16 +26,28 @@ fn shape(n_in: usize, n_out: usize, taproot: bool) -> (Transaction, Vec<TxOut>) 
     let tx = Transaction {
         version: 2,
         inputs: (0..n_in)
-            .map(|i| TxIn { prevout: OutPoint { txid: rng.bytes32(), vout: i as u32 % 3 }, script_sig: vec![], sequence: 0xffff_fffd, witness: vec![] })
+            .map(|i| TxIn {
+                prevout: OutPoint { txid: rng.bytes32(), vout: i as u32 % 3 },
+                script_sig: vec![],
+                sequence: 0xffff_fffd,
+                witness: vec![],
+            })
             .collect(),
         outputs: (0..n_out)
-            .map(|i| TxOut { value: 10_000 + i as i64, script_pubkey: [&[0x00, 20][..], &rng.bytes32()[..20]].concat() })
+            .map(|i| TxOut {
+                value: 10_000 + i as i64,
+                script_pubkey: [&[0x00, 20][..], &rng.bytes32()[..20]].concat(),
+            })
             .collect(),
         lock_time: 0,
     };
     let spent = (0..n_in)
         .map(|i| {
-            let spk = if taproot { [&[0x51, 32][..], &rng.bytes32()].concat() } else { [&[0x00, 20][..], &rng.bytes32()[..20]].concat() };
+            let spk = if taproot {
+                [&[0x51, 32][..], &rng.bytes32()].concat()
+            } else {
+                [&[0x00, 20][..], &rng.bytes32()[..20]].concat()
+            };
             TxOut { value: 50_000 + i as i64, script_pubkey: spk }
         })
         .collect();
@@ -47,7 +59,10 @@ fn to_rb(tx: &Transaction) -> bitcoin::Transaction {
 }
 
 fn rb_txout(o: &TxOut) -> bitcoin::TxOut {
-    bitcoin::TxOut { value: bitcoin::Amount::from_sat(o.value as u64), script_pubkey: bitcoin::ScriptBuf::from_bytes(o.script_pubkey.clone()) }
+    bitcoin::TxOut {
+        value: bitcoin::Amount::from_sat(o.value as u64),
+        script_pubkey: bitcoin::ScriptBuf::from_bytes(o.script_pubkey.clone()),
+    }
 }
 
 fn sighash_benches(c: &mut Criterion) {
@@ -63,7 +78,7 @@ fn sighash_benches(c: &mut Criterion) {
             let mut cache = bitcoin::sighash::SighashCache::new(&rtx);
             for i in [0, n_in - 1] {
                 let code = [&[0x76, 0xa9, 20][..], &spent[i].script_pubkey[2..], &[0x88, 0xac]].concat();
-                let ours = ctx.bip143_sighash(i, &code, spent[i].value, 1);
+                let ours = ctx.bip143_sighash(i, &code, spent[i].value, 1).unwrap();
                 let theirs = cache
                     .p2wpkh_signature_hash(i, &rspent[i].script_pubkey, rspent[i].value, bitcoin::EcdsaSighashType::All)
                     .unwrap();
@@ -82,7 +97,7 @@ fn sighash_benches(c: &mut Criterion) {
                     code[..3].copy_from_slice(&[0x76, 0xa9, 20]);
                     code[3..23].copy_from_slice(&o.script_pubkey[2..]);
                     code[23..].copy_from_slice(&[0x88, 0xac]);
-                    acc ^= ctx.bip143_sighash(i, &code, o.value, 1)[0];
+                    acc ^= ctx.bip143_sighash(i, &code, o.value, 1).unwrap()[0];
                 }
                 black_box(acc)
             })
@@ -92,7 +107,9 @@ fn sighash_benches(c: &mut Criterion) {
                 let mut cache = bitcoin::sighash::SighashCache::new(&rtx);
                 let mut acc = 0u8;
                 for (i, o) in rspent.iter().enumerate() {
-                    let h = cache.p2wpkh_signature_hash(i, &o.script_pubkey, o.value, bitcoin::EcdsaSighashType::All).unwrap();
+                    let h = cache
+                        .p2wpkh_signature_hash(i, &o.script_pubkey, o.value, bitcoin::EcdsaSighashType::All)
+                        .unwrap();
                     acc ^= h.to_byte_array()[0];
                 }
                 black_box(acc)
@@ -110,7 +127,8 @@ fn sighash_benches(c: &mut Criterion) {
             let prevouts = bitcoin::sighash::Prevouts::All(&rspent);
             for i in [0, n_in - 1] {
                 let ours = ctx.bip341_sighash(i, 0, None, None).unwrap();
-                let theirs = cache.taproot_key_spend_signature_hash(i, &prevouts, bitcoin::TapSighashType::Default).unwrap();
+                let theirs =
+                    cache.taproot_key_spend_signature_hash(i, &prevouts, bitcoin::TapSighashType::Default).unwrap();
                 assert_eq!(ours, theirs.to_byte_array());
             }
         }
@@ -133,7 +151,10 @@ fn sighash_benches(c: &mut Criterion) {
                 let prevouts = bitcoin::sighash::Prevouts::All(&rspent);
                 let mut acc = 0u8;
                 for i in 0..n_in {
-                    acc ^= cache.taproot_key_spend_signature_hash(i, &prevouts, bitcoin::TapSighashType::Default).unwrap().to_byte_array()[0];
+                    acc ^= cache
+                        .taproot_key_spend_signature_hash(i, &prevouts, bitcoin::TapSighashType::Default)
+                        .unwrap()
+                        .to_byte_array()[0];
                 }
                 black_box(acc)
             })
@@ -176,8 +197,7 @@ fn block_bench(c: &mut Criterion) {
         })
     });
     // Core flags in libbitcoinconsensus: the consensus subset it accepts.
-    let flags = b.flags
-        & (bitcoinconsensus::VERIFY_ALL_PRE_TAPROOT | bitcoinconsensus::VERIFY_TAPROOT);
+    let flags = b.flags & (bitcoinconsensus::VERIFY_ALL_PRE_TAPROOT | bitcoinconsensus::VERIFY_TAPROOT);
     g.bench_function("libbitcoinconsensus", |bn| {
         bn.iter(|| {
             let mut k = 0;
@@ -195,7 +215,16 @@ fn block_bench(c: &mut Criterion) {
                     })
                     .collect();
                 for (i, o) in spent.iter().enumerate() {
-                    if bitcoinconsensus::verify_with_flags(&o.script_pubkey, o.value as u64, &bytes, Some(&utxos), i, flags).is_ok() {
+                    if bitcoinconsensus::verify_with_flags(
+                        &o.script_pubkey,
+                        o.value as u64,
+                        &bytes,
+                        Some(&utxos),
+                        i,
+                        flags,
+                    )
+                    .is_ok()
+                    {
                         ok += 1;
                     }
                 }

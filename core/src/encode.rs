@@ -6,8 +6,8 @@
 //! capacity is capped by what the remaining bytes could possibly hold, so a hostile count can
 //! neither panic nor make us allocate more than the input's size.
 //!
-//! CompactSize follows Core's `ReadCompactSize` (serialize.h): `< 0xfd` is one byte; `0xfd`
-//! + u16, `0xfe` + u32, `0xff` + u64, each rejected when a shorter form would do
+//! CompactSize follows Core's `ReadCompactSize` (serialize.h): `< 0xfd` is one byte;
+//! `0xfd` then u16, `0xfe` then u32, `0xff` then u64, each rejected when a shorter form would do
 //! ("non-canonical ReadCompactSize()"), and any value above `MAX_SIZE = 0x02000000` rejected.
 //!
 //! Transactions use Core's extended format (BIP144): `version || 0x00 || flags || vin || vout
@@ -591,7 +591,8 @@ impl Transaction {
                 return Err(TxCheckError::TxOutTotalTooLarge);
             }
         }
-        let mut seen: std::collections::HashSet<&OutPoint> = std::collections::HashSet::with_capacity(self.inputs.len());
+        let mut seen: std::collections::HashSet<&OutPoint> =
+            std::collections::HashSet::with_capacity(self.inputs.len());
         for i in &self.inputs {
             if !seen.insert(&i.prevout) {
                 return Err(TxCheckError::InputsDuplicate);
@@ -627,10 +628,7 @@ mod tests {
         assert_eq!(ok(&[0xfe, 0xff, 0xff, 0x00, 0x00]), Err(DecodeError::NonCanonicalCompactSize));
         assert_eq!(ok(&[0xfe, 0x00, 0x00, 0x00, 0x02]), Ok(MAX_SIZE));
         assert_eq!(ok(&[0xfe, 0x01, 0x00, 0x00, 0x02]), Err(DecodeError::CompactSizeTooLarge(MAX_SIZE + 1)));
-        assert_eq!(
-            ok(&[0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
-            Err(DecodeError::NonCanonicalCompactSize)
-        );
+        assert_eq!(ok(&[0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]), Err(DecodeError::NonCanonicalCompactSize));
         assert!(matches!(ok(&[0xfd, 0x00]), Err(DecodeError::UnexpectedEnd { .. })));
         for v in [0u64, 1, 0xfc, 0xfd, 0xffff, 0x10000, MAX_SIZE] {
             let mut b = Vec::new();

@@ -102,7 +102,10 @@ pub struct TxContext<'a> {
 const LEGACY_PREFIX_MIN_INPUTS: usize = 32;
 
 impl<'a> TxContext<'a> {
-    /// A context over `tx`; `spent_outputs` must have one entry per input when given.
+    /// A context over `tx`; `spent_outputs` must have one entry per input when given (a list
+    /// of another length is treated as absent, so BIP341 hashing and [`crate::script::verify_input`]
+    /// report missing data instead of using the wrong outputs). Nothing is computed here: each
+    /// aggregate is computed on first use, once.
     pub fn new(tx: &'a Transaction, spent_outputs: Option<&'a [TxOut]>) -> TxContext<'a> {
         let spent_outputs = spent_outputs.filter(|s| s.len() == tx.inputs.len());
         TxContext {
@@ -245,14 +248,32 @@ impl<'a> TxContext<'a> {
     }
 
     /// BIP143 preimage (for display; verification streams it through [`Self::bip143_sighash`]).
-    pub fn bip143_preimage(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> Vec<u8> {
+    pub fn bip143_preimage(
+        &self,
+        input_index: usize,
+        script_code: &[u8],
+        amount: i64,
+        hash_type: u32,
+    ) -> Result<Vec<u8>, SighashError> {
+        if input_index >= self.tx.inputs.len() {
+            return Err(SighashError::InputIndex);
+        }
         let mut v = Vec::with_capacity(156 + script_code.len());
         self.bip143_write(&mut v, input_index, script_code, amount, hash_type);
-        v
+        Ok(v)
     }
 
     /// BIP143 signature hash (double SHA-256 of the preimage).
-    pub fn bip143_sighash(&self, input_index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> [u8; 32] {
+    pub fn bip143_sighash(
+        &self,
+        input_index: usize,
+        script_code: &[u8],
+        amount: i64,
+        hash_type: u32,
+    ) -> Result<[u8; 32], SighashError> {
+        if input_index >= self.tx.inputs.len() {
+            return Err(SighashError::InputIndex);
+        }
         let base = hash_type & 0x1f;
         let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
         let mut e = if !acp && base != SIGHASH_SINGLE && base != SIGHASH_NONE {
@@ -270,7 +291,7 @@ impl<'a> TxContext<'a> {
             e
         };
         self.bip143_write_rest(&mut e, input_index, script_code, amount, hash_type);
-        sha256(&e.finalize())
+        Ok(sha256(&e.finalize()))
     }
 
     fn bip143_write<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
@@ -517,8 +538,25 @@ fn write_script_code<S: Sink>(s: &mut S, script: &[u8]) {
 /// Legacy signature hash (Core's `SignatureHash`, `SigVersion::BASE`); see
 /// [`TxContext::legacy_sighash`].
 pub fn legacy_sighash(tx: &Transaction, n_in: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
-    if n_in >= tx.inputs.len() {
+    let mut e = Sha256::new();
+    if !legacy_write(&mut e, tx, n_in, script_code, hash_type) {
         return ONE_HASH;
+    }
+    sha256(&e.finalize())
+}
+
+/// The legacy preimage (the modified transaction followed by the 4-byte hash type), or `None`
+/// where Core signs the constant [`ONE_HASH`] instead (input index out of range, or
+/// SIGHASH_SINGLE without a matching output).
+pub fn legacy_preimage(tx: &Transaction, n_in: usize, script_code: &[u8], hash_type: u32) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    legacy_write(&mut v, tx, n_in, script_code, hash_type).then_some(v)
+}
+
+/// Writes the legacy preimage; false (nothing written) in the "1" cases.
+fn legacy_write<S: Sink>(s: &mut S, tx: &Transaction, n_in: usize, script_code: &[u8], hash_type: u32) -> bool {
+    if n_in >= tx.inputs.len() {
+        return false;
     }
     let base = hash_type & 0x1f;
     let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
@@ -526,58 +564,91 @@ pub fn legacy_sighash(tx: &Transaction, n_in: usize, script_code: &[u8], hash_ty
     let single = base == SIGHASH_SINGLE;
     // The "SIGHASH_SINGLE bug": no output at this index signs the constant 1.
     if single && n_in >= tx.outputs.len() {
-        return ONE_HASH;
+        return false;
     }
-    let mut e = Sha256::new();
-    e.update(&tx.version.to_le_bytes());
+    s.put(&tx.version.to_le_bytes());
     // Inputs: only the signing one under ANYONECANPAY.
     let n_inputs = if acp { 1 } else { tx.inputs.len() };
-    write_compact_size(&mut e, n_inputs as u64);
-    let put_input = |e: &mut Sha256, i: usize| {
+    write_compact_size(s, n_inputs as u64);
+    let put_input = |s: &mut S, i: usize| {
         let input = &tx.inputs[i];
-        input.prevout.encode(e);
+        input.prevout.encode(s);
         if i == n_in {
-            write_script_code(e, script_code);
+            write_script_code(s, script_code);
         } else {
-            e.update(&[0]);
+            s.put(&[0]);
         }
         // Other inputs' sequences are zeroed under NONE and SINGLE.
         if i != n_in && (none || single) {
-            e.update(&[0, 0, 0, 0]);
+            s.put(&[0, 0, 0, 0]);
         } else {
-            e.update(&input.sequence.to_le_bytes());
+            s.put(&input.sequence.to_le_bytes());
         }
     };
     if acp {
-        put_input(&mut e, n_in);
+        put_input(s, n_in);
     } else {
         for i in 0..tx.inputs.len() {
-            put_input(&mut e, i);
+            put_input(s, i);
         }
     }
     // Outputs: none under NONE; up to and including n_in under SINGLE, earlier ones blanked
     // (value -1, empty script).
     if none {
-        e.update(&[0]);
+        s.put(&[0]);
     } else if single {
-        write_compact_size(&mut e, (n_in + 1) as u64);
+        write_compact_size(s, (n_in + 1) as u64);
         for _ in 0..n_in {
-            e.update(&(-1i64).to_le_bytes());
-            e.update(&[0]);
+            s.put(&(-1i64).to_le_bytes());
+            s.put(&[0]);
         }
-        tx.outputs[n_in].encode(&mut e);
+        tx.outputs[n_in].encode(s);
     } else {
-        write_compact_size(&mut e, tx.outputs.len() as u64);
+        write_compact_size(s, tx.outputs.len() as u64);
         for o in &tx.outputs {
-            o.encode(&mut e);
+            o.encode(s);
         }
     }
-    e.update(&tx.lock_time.to_le_bytes());
-    e.update(&hash_type.to_le_bytes());
-    sha256(&e.finalize())
+    s.put(&tx.lock_time.to_le_bytes());
+    s.put(&hash_type.to_le_bytes());
+    true
 }
 
 /// The size in bytes of a scriptPubKey serialized with its CompactSize prefix.
 pub fn var_bytes_len(b: &[u8]) -> usize {
     compact_size_len(b.len() as u64) + b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{OutPoint, TxIn};
+
+    #[test]
+    fn out_of_range_inputs_are_errors_not_panics() {
+        let tx = Transaction {
+            version: 2,
+            inputs: vec![TxIn { prevout: OutPoint { txid: [1; 32], vout: 0 }, ..TxIn::default() }],
+            outputs: vec![TxOut { value: 5, script_pubkey: vec![0x51] }],
+            lock_time: 0,
+        };
+        let spent = [TxOut { value: 7, script_pubkey: vec![0x51, 0x20] }];
+        let ctx = TxContext::new(&tx, Some(&spent));
+        assert_eq!(ctx.bip143_sighash(1, &[], 0, 1), Err(SighashError::InputIndex));
+        assert_eq!(ctx.bip143_preimage(1, &[], 0, 1), Err(SighashError::InputIndex));
+        assert_eq!(ctx.bip341_sighash(1, 0, None, None), Err(SighashError::InputIndex));
+        assert_eq!(ctx.legacy_sighash(1, &[], 1), ONE_HASH);
+        assert_eq!(legacy_preimage(&tx, 1, &[], 1), None);
+        // SIGHASH_SINGLE without an output is undefined in BIP341 and signs "1" in legacy.
+        let tx2 = Transaction { outputs: vec![], ..tx.clone() };
+        let ctx2 = TxContext::new(&tx2, Some(&spent));
+        assert_eq!(ctx2.bip341_sighash(0, 3, None, None), Err(SighashError::SingleWithoutOutput));
+        assert_eq!(ctx2.legacy_sighash(0, &[], 3), ONE_HASH);
+        // Undefined BIP341 hash types, and missing spent outputs.
+        for ht in [4u8, 0x80, 0x84, 0xff] {
+            assert_eq!(ctx.bip341_sighash(0, ht, None, None), Err(SighashError::InvalidHashType(ht)));
+        }
+        let ctx3 = TxContext::new(&tx, None);
+        assert_eq!(ctx3.bip341_sighash(0, 0, None, None), Err(SighashError::MissingSpentOutputs));
+    }
 }

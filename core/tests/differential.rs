@@ -19,8 +19,8 @@ use fullverify::hash::{hash160, sha256};
 use fullverify::script::interpreter::{push_data_script, tapleaf_hash, taptweak_hash};
 use fullverify::script::verify_input;
 use fullverify::sighash::TxContext;
-use proptest::prelude::*;
 use libsecp::{Keypair, Message, SecretKey};
+use proptest::prelude::*;
 
 /// A script token: an opcode, a number, or a data push.
 #[derive(Clone, Debug)]
@@ -183,7 +183,11 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
             let ctx = TxContext::new(&tx, Some(&outs));
             let code = [&[0x76, 0xa9, 20][..], &hash160(&pk), &[0x88, 0xac]].concat();
             let ht = c.hash_type as u32;
-            let msg = if c.kind == 4 { ctx.legacy_sighash(0, &code, ht) } else { ctx.bip143_sighash(0, &code, c.amount, ht) };
+            let msg = if c.kind == 4 {
+                ctx.legacy_sighash(0, &code, ht)
+            } else {
+                ctx.bip143_sighash(0, &code, c.amount, ht).unwrap()
+            };
             let mut sig = libsecp::ecdsa::sign(Message::from_digest(msg), &sk).serialize_der().to_vec();
             sig.push(c.hash_type);
             if c.corrupt == 3 {
@@ -236,7 +240,8 @@ fn core_verdict(tx: &fullverify::encode::Transaction, spent: &TxOut, flags: u32)
         script_pubkey_len: spent.script_pubkey.len() as u32,
         value: spent.value,
     };
-    bitcoinconsensus::verify_with_flags(&spent.script_pubkey, spent.value as u64, &bytes, Some(&[utxo]), 0, flags).is_ok()
+    bitcoinconsensus::verify_with_flags(&spent.script_pubkey, spent.value as u64, &bytes, Some(&[utxo]), 0, flags)
+        .is_ok()
 }
 
 proptest! {
@@ -269,7 +274,8 @@ fn differential_generator_reaches_both_verdicts() {
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let mut seen = [[false; 2]; 8];
-    let flags = fullverify::script::flags::P2SH | fullverify::script::flags::WITNESS | fullverify::script::flags::TAPROOT;
+    let flags =
+        fullverify::script::flags::P2SH | fullverify::script::flags::WITNESS | fullverify::script::flags::TAPROOT;
     for _ in 0..4000 {
         let c = case().new_tree(&mut runner).unwrap().current();
         let (tx, spent) = build(&c);
@@ -281,4 +287,3 @@ fn differential_generator_reaches_both_verdicts() {
         assert!(s[0] && s[1], "shape {k} reached only one verdict: {s:?}");
     }
 }
-

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Real blocks with their spent outputs: every input verifies under the flags of its height,
-//! and sampled mutations (one signature byte, one spent amount, one spent scriptPubKey byte)
-//! make the mutated input fail.
+//! and mutations (one signature byte, one spent amount, one spent scriptPubKey byte) of up to
+//! a few hundred inputs of each spent-output kind make the mutated input fail.
 //!
 //! BIP341 signatures commit to every spent amount and scriptPubKey of the transaction, so an
 //! amount or scriptPubKey mutation also fails the transaction's *other* taproot inputs; legacy
@@ -54,7 +54,7 @@ fn is_taproot(o: &TxOut) -> bool {
     matches!(witness_program(&o.script_pubkey), Some((1, p)) if p.len() == 32)
 }
 
-fn check_block(b: &BlockWithPrevouts, expect_hash: &str, samples: usize) {
+fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
     assert_eq!(display_hex(&b.block.block_hash()), expect_hash);
     let t0 = std::time::Instant::now();
     let o = harness::verify_block_inputs(b, &SecpVerifier);
@@ -67,62 +67,99 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, samples: usize) {
     o.assert_all_passed(&format!("block {} (flags {:#x}, native secp256k1)", b.height, b.flags));
     eprintln!("  {} inputs in {dt:?} (native)", o.passed);
 
-    // Mutations on a deterministic sample of inputs.
-    let mut index = Vec::new(); // (tx, input, offset into spent)
+    // Mutations, stratified by the kind of output spent: up to `per_kind` inputs of each
+    // kind, each mutated three ways.
+    let mut by_kind: std::collections::BTreeMap<&'static str, Vec<(usize, usize, usize)>> = Default::default();
     let mut k = 0;
     for (t, tx) in b.block.txdata.iter().enumerate() {
         if tx.is_coinbase() {
             continue;
         }
         for i in 0..tx.inputs.len() {
-            index.push((t, i, k + i));
+            by_kind.entry(kind_of(&b.spent[k + i], &tx.inputs[i].witness)).or_default().push((t, i, k));
         }
         k += tx.inputs.len();
     }
     let mut rng = fullverify::testutil::SplitMix64(fullverify::testutil::test_seed());
-    let mut done = [0usize; 3];
-    for _ in 0..samples * 4 {
-        let (t, i, off) = index[(rng.next_u64() % index.len() as u64) as usize];
-        let m = [Mutation::SigByte, Mutation::Amount, Mutation::SpkByte][(rng.next_u64() % 3) as usize];
-        let base = off - i;
-        let mut tx = b.block.txdata[t].clone();
-        let mut spent: Vec<TxOut> = b.spent[base..base + tx.inputs.len()].to_vec();
-        match m {
-            Mutation::SigByte => {
-                if !flip_signature(&mut tx, i) {
-                    continue;
+    let mut done: std::collections::BTreeMap<String, usize> = Default::default();
+    for (kind, inputs) in &by_kind {
+        for n in 0..per_kind.min(inputs.len()) {
+            // A deterministic spread: a random pick for each slot.
+            let (t, i, base) =
+                inputs[if inputs.len() <= per_kind { n } else { (rng.next_u64() % inputs.len() as u64) as usize }];
+            for m in [Mutation::SigByte, Mutation::Amount, Mutation::SpkByte] {
+                let mut tx = b.block.txdata[t].clone();
+                let mut spent: Vec<TxOut> = b.spent[base..base + tx.inputs.len()].to_vec();
+                match m {
+                    Mutation::SigByte => {
+                        if !flip_signature(&mut tx, i) {
+                            continue;
+                        }
+                    }
+                    Mutation::Amount => {
+                        // Only segwit signatures commit to the amount: skip legacy inputs and
+                        // witness scripts without a signature (hash locks and the like).
+                        let has_sig = flip_signature(&mut tx.clone(), i);
+                        if tx.inputs[i].witness.is_empty() || !has_sig {
+                            continue;
+                        }
+                        spent[i].value ^= 1;
+                    }
+                    Mutation::SpkByte => {
+                        let n = spent[i].script_pubkey.len();
+                        if n == 0 {
+                            continue;
+                        }
+                        spent[i].script_pubkey[n / 2] ^= 0x01;
+                    }
+                }
+                *done.entry(format!("{kind}/{m:?}")).or_default() += 1;
+                let ctx = TxContext::new(&tx, Some(&spent));
+                assert!(
+                    verify_input(&ctx, i, b.flags, &SecpVerifier).is_err(),
+                    "{m:?} on {kind} tx {t} input {i} still verifies; witness script {}",
+                    fullverify::script::asm::to_asm(tx.inputs[i].witness.last().map(|w| &w[..]).unwrap_or(&[]))
+                );
+                // Other inputs still pass (up to 16 of them), except taproot inputs when an
+                // amount or scriptPubKey (which BIP341 commits to for all inputs) changed.
+                for j in (0..tx.inputs.len()).filter(|&j| j != i).take(16) {
+                    if matches!(m, Mutation::Amount | Mutation::SpkByte) && is_taproot(&spent[j]) {
+                        continue;
+                    }
+                    assert!(
+                        verify_input(&ctx, j, b.flags, &SecpVerifier).is_ok(),
+                        "{m:?} on tx {t} input {i} broke input {j}"
+                    );
                 }
             }
-            Mutation::Amount => {
-                // Only segwit signatures commit to the amount.
-                if witness_program(&spent[i].script_pubkey).is_none() && tx.inputs[i].witness.is_empty() {
-                    continue;
-                }
-                spent[i].value ^= 1;
-            }
-            Mutation::SpkByte => {
-                let n = spent[i].script_pubkey.len();
-                if n == 0 {
-                    continue;
-                }
-                spent[i].script_pubkey[n / 2] ^= 0x01;
-            }
-        }
-        done[m as usize] += 1;
-        let ctx = TxContext::new(&tx, Some(&spent));
-        assert!(verify_input(&ctx, i, b.flags, &SecpVerifier).is_err(), "{m:?} on tx {t} input {i} still verifies");
-        // Every other input still passes, except taproot inputs when an amount or scriptPubKey
-        // (which BIP341 commits to for all inputs) changed.
-        for j in 0..tx.inputs.len() {
-            if j == i || (matches!(m, Mutation::Amount | Mutation::SpkByte) && is_taproot(&spent[j])) {
-                continue;
-            }
-            assert!(verify_input(&ctx, j, b.flags, &SecpVerifier).is_ok(), "{m:?} on tx {t} input {i} broke input {j}");
         }
     }
-    eprintln!("  mutations: {} signature, {} amount, {} scriptPubKey", done[0], done[1], done[2]);
-    let has_segwit = b.block.txdata.iter().any(|t| t.has_witness());
-    assert!(done[0] > 0 && done[2] > 0 && (done[1] > 0 || !has_segwit));
+    eprintln!("  mutations per kind: {done:?}");
+    assert!(done.keys().any(|k| k.ends_with("SigByte")) && done.keys().any(|k| k.ends_with("SpkByte")));
+}
+
+/// The kind of output an input spends (taproot split into key and script path).
+fn kind_of(o: &TxOut, witness: &[Vec<u8>]) -> &'static str {
+    let spk = &o.script_pubkey;
+    if spk.len() == 25 && spk[0] == 0x76 && spk[1] == 0xa9 {
+        return "p2pkh";
+    }
+    if fullverify::script::opcodes::is_p2sh(spk) {
+        return "p2sh";
+    }
+    match witness_program(spk) {
+        Some((0, p)) if p.len() == 20 => "p2wpkh",
+        Some((0, p)) if p.len() == 32 => "p2wsh",
+        Some((1, p)) if p.len() == 32 => {
+            let annex = witness.len() >= 2 && witness.last().and_then(|w| w.first()) == Some(&0x50);
+            if witness.len() - annex as usize == 1 {
+                "p2tr-key"
+            } else {
+                "p2tr-script"
+            }
+        }
+        _ => "other",
+    }
 }
 
 #[test]
@@ -137,7 +174,7 @@ fn mainnet_866342_all_inputs() {
     };
     assert_eq!(b.height, 866_342);
     assert_eq!(b.spent.len(), 7972);
-    check_block(&b, "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1", 200);
+    check_block(&b, "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1", 100);
 }
 
 #[test]
@@ -152,7 +189,7 @@ fn mainnet_277647_all_inputs() {
     };
     assert_eq!(b.height, 277_647);
     assert_eq!(b.spent.len(), 732);
-    check_block(&b, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 150);
+    check_block(&b, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 300);
 }
 
 #[test]
@@ -167,7 +204,7 @@ fn testnet3_928816_all_inputs() {
     };
     assert_eq!(b.height, 928_816);
     assert_eq!(b.spent.len(), 8692);
-    check_block(&b, "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", 200);
+    check_block(&b, "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", 300);
 }
 
 /// `verify_input` from several threads sharing one read-only `TxContext` per transaction
@@ -188,7 +225,8 @@ fn mainnet_866342_shared_contexts_across_threads() {
         ctxs.push(TxContext::new(tx, Some(&b.spent[k..k + tx.inputs.len()])));
         k += tx.inputs.len();
     }
-    let work: Vec<(usize, usize)> = ctxs.iter().enumerate().flat_map(|(t, c)| (0..c.tx.inputs.len()).map(move |i| (t, i))).collect();
+    let work: Vec<(usize, usize)> =
+        ctxs.iter().enumerate().flat_map(|(t, c)| (0..c.tx.inputs.len()).map(move |i| (t, i))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let ok = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {

@@ -33,12 +33,15 @@ fn interpreter_vs_core_tx_invalid() {
 
 #[test]
 fn interpreter_with_native_verifier_vs_core_vectors() {
-    let (Some(s), Some(v), Some(i)) =
-        (common::load_json("core/script_tests.json"), common::load_json("core/tx_valid.json"), common::load_json("core/tx_invalid.json"))
-    else {
+    let (Some(s), Some(v), Some(i)) = (
+        common::load_json("core/script_tests.json"),
+        common::load_json("core/tx_valid.json"),
+        common::load_json("core/tx_invalid.json"),
+    ) else {
         return;
     };
-    harness::run_script_tests(&s, &NativeVerifier, &common::tweak_xonly_native).assert_all_passed("script_tests (native)");
+    harness::run_script_tests(&s, &NativeVerifier, &common::tweak_xonly_native)
+        .assert_all_passed("script_tests (native)");
     harness::run_tx_valid(&v, &NativeVerifier).assert_all_passed("tx_valid (native)");
     harness::run_tx_invalid(&i, &NativeVerifier).assert_all_passed("tx_invalid (native)");
 }

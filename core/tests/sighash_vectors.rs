@@ -83,7 +83,14 @@ fn legacy_sighash_20000_inputs_is_linear_per_input() {
     let ctx = TxContext::new(&tx, None);
     // Correctness against the naive reference on a few inputs and hash types (the cached
     // prefix path for ALL-class types, the direct path for the others).
-    for (i, ht) in [(0, SIGHASH_ALL), (1, SIGHASH_SINGLE), (2, 2 | SIGHASH_ANYONECANPAY), (n - 1, SIGHASH_ALL), (777, 0), (n / 2, 0x41)] {
+    for (i, ht) in [
+        (0, SIGHASH_ALL),
+        (1, SIGHASH_SINGLE),
+        (2, 2 | SIGHASH_ANYONECANPAY),
+        (n - 1, SIGHASH_ALL),
+        (777, 0),
+        (n / 2, 0x41),
+    ] {
         assert_eq!(ctx.legacy_sighash(i, &script, ht), legacy_reference(&tx, i, &script, ht), "input {i} type {ht:#x}");
         assert_eq!(ctx.legacy_sighash(i, &script, ht), legacy_sighash(&tx, i, &script, ht), "input {i} type {ht:#x}");
     }

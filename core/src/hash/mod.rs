@@ -13,9 +13,11 @@
 //! - [`merkle_root`], [`witness_merkle_root`]: Bitcoin's merkle tree (odd levels duplicate their
 //!   last node) with Core's CVE-2012-2459 "mutated" report.
 
+#[cfg(feature = "std")]
 mod legacy;
 mod merkle;
 mod sha256d64;
+#[cfg(feature = "std")]
 pub use legacy::{hash160, ripemd160, sha1};
 
 pub use merkle::{merkle_root, merkle_root_with, witness_merkle_root, MerkleRoot};

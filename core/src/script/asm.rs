@@ -26,9 +26,9 @@ impl std::fmt::Display for AsmError {
 impl std::error::Error for AsmError {}
 
 fn lookup_opcode(word: &str) -> Option<u8> {
-    (OP_NOP..=OP_CHECKSIGADD).chain([OP_RESERVED]).find(|&op| {
-        op_name(op).is_some_and(|n| n == word || n.strip_prefix("OP_") == Some(word))
-    })
+    (OP_NOP..=OP_CHECKSIGADD)
+        .chain([OP_RESERVED])
+        .find(|&op| op_name(op).is_some_and(|n| n == word || n.strip_prefix("OP_") == Some(word)))
 }
 
 /// Appends the minimal push of the integer `n` (CScript's `operator<<(int64_t)`).
@@ -79,10 +79,12 @@ pub fn to_asm(script: &[u8]) -> String {
     let mut pc = 0;
     while pc < script.len() {
         match get_op(script, &mut pc) {
-            Some(op) if op.opcode <= 0x4e && !(op.opcode == 0) => {
+            Some(op) if op.opcode <= 0x4e && op.opcode != 0 => {
                 parts.push(op.data.iter().map(|b| format!("{b:02x}")).collect::<String>())
             }
-            Some(op) => parts.push(op_name(op.opcode).map(str::to_string).unwrap_or_else(|| format!("OP_UNKNOWN_{:#04x}", op.opcode))),
+            Some(op) => parts.push(
+                op_name(op.opcode).map(str::to_string).unwrap_or_else(|| format!("OP_UNKNOWN_{:#04x}", op.opcode)),
+            ),
             None => {
                 parts.push("[error]".into());
                 break;

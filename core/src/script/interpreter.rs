@@ -255,8 +255,8 @@ pub fn is_valid_signature_encoding(sig: &[u8]) -> bool {
 
 /// Half the secp256k1 group order, big-endian.
 const HALF_ORDER: [u8; 32] = [
-    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
+    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e,
+    0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
 ];
 
 /// Whether the S of a strictly DER-encoded signature (with hash-type byte) is ≤ n/2.
@@ -438,7 +438,10 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
         let hash_type = sig[sig.len() - 1] as u32;
         let der = &sig[..sig.len() - 1];
         let msg = match sigversion {
-            SigVersion::WitnessV0 => self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type),
+            SigVersion::WitnessV0 => match self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type) {
+                Ok(h) => h,
+                Err(_) => return false,
+            },
             _ => self.ctx.legacy_sighash(self.n_in, script_code, hash_type),
         };
         self.verifier.verify_ecdsa(pubkey, der, &msg)
@@ -649,8 +652,21 @@ fn eval_script<V: SigVerifier + ?Sized>(
         // Disabled opcodes fail even in unexecuted branches (CVE-2010-5137).
         if matches!(
             opcode,
-            OP_CAT | OP_SUBSTR | OP_LEFT | OP_RIGHT | OP_INVERT | OP_AND | OP_OR | OP_XOR | OP_2MUL
-                | OP_2DIV | OP_MUL | OP_DIV | OP_MOD | OP_LSHIFT | OP_RSHIFT
+            OP_CAT
+                | OP_SUBSTR
+                | OP_LEFT
+                | OP_RIGHT
+                | OP_INVERT
+                | OP_AND
+                | OP_OR
+                | OP_XOR
+                | OP_2MUL
+                | OP_2DIV
+                | OP_MUL
+                | OP_DIV
+                | OP_MOD
+                | OP_LSHIFT
+                | OP_RSHIFT
         ) {
             return Err(ScriptError::DisabledOpcode);
         }
@@ -862,8 +878,19 @@ fn eval_script<V: SigVerifier + ?Sized>(
                     stack.pop();
                     stack.push(scriptnum_encode(r));
                 }
-                OP_ADD | OP_SUB | OP_BOOLAND | OP_BOOLOR | OP_NUMEQUAL | OP_NUMEQUALVERIFY | OP_NUMNOTEQUAL
-                | OP_LESSTHAN | OP_GREATERTHAN | OP_LESSTHANOREQUAL | OP_GREATERTHANOREQUAL | OP_MIN | OP_MAX => {
+                OP_ADD
+                | OP_SUB
+                | OP_BOOLAND
+                | OP_BOOLOR
+                | OP_NUMEQUAL
+                | OP_NUMEQUALVERIFY
+                | OP_NUMNOTEQUAL
+                | OP_LESSTHAN
+                | OP_GREATERTHAN
+                | OP_LESSTHANOREQUAL
+                | OP_GREATERTHANOREQUAL
+                | OP_MIN
+                | OP_MAX => {
                     let a = scriptnum_decode(top(stack, 2)?, minimal, 4)?;
                     let b = scriptnum_decode(top(stack, 1)?, minimal, 4)?;
                     let r = match opcode {
@@ -1321,11 +1348,17 @@ pub fn verify_input<V: SigVerifier + ?Sized>(
     flags: u32,
     verifier: &V,
 ) -> Res<()> {
-    let spent: &TxOut = ctx
-        .spent_outputs
-        .and_then(|s| s.get(input_index))
-        .ok_or(ScriptError::UnknownError)?;
+    let spent: &TxOut = ctx.spent_outputs.and_then(|s| s.get(input_index)).ok_or(ScriptError::UnknownError)?;
     verify_script(ctx, input_index, &spent.script_pubkey, spent.value, flags, verifier)
+}
+
+/// Verifies every input of `ctx.tx` (one thread); the first failure as `(input, error)`.
+pub fn verify_tx<V: SigVerifier + ?Sized>(
+    ctx: &TxContext<'_>,
+    flags: u32,
+    verifier: &V,
+) -> Result<(), (usize, ScriptError)> {
+    (0..ctx.tx.inputs.len()).try_for_each(|i| verify_input(ctx, i, flags, verifier).map_err(|e| (i, e)))
 }
 
 #[cfg(test)]

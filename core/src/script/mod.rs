@@ -19,7 +19,7 @@ pub mod opcodes;
 pub mod sigops;
 pub mod verifier;
 
-pub use interpreter::{verify_input, verify_script, ScriptError, SigVerifier};
+pub use interpreter::{verify_input, verify_script, verify_tx, ScriptError, SigVerifier};
 pub use verifier::NativeVerifier;
 
 /// Verification flags, bit-for-bit Core's `SCRIPT_VERIFY_*` (script/interpreter.h).

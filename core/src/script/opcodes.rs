@@ -102,6 +102,7 @@ pub const OP_CHECKSIGADD: u8 = 0xba;
 pub const OP_INVALIDOPCODE: u8 = 0xff;
 
 /// Core's opcode names (`GetOpName`), without the `OP_` prefix where Core's asm allows it.
+#[rustfmt::skip]
 pub fn op_name(op: u8) -> Option<&'static str> {
     Some(match op {
         0x00 => "0",

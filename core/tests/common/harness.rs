@@ -6,7 +6,7 @@
 //! Every `run_*` returns an [`Outcome`]: counts plus a message per failure.
 #![allow(dead_code)]
 
-use fullverify::encode::{Block, Reader, Transaction, TxIn, TxOut, OutPoint};
+use fullverify::encode::{Block, OutPoint, Reader, Transaction, TxIn, TxOut};
 use fullverify::script::asm::parse_asm;
 use fullverify::script::flags::{self as fl};
 use fullverify::script::{verify_input, verify_script, ScriptError, SigVerifier};
@@ -110,12 +110,17 @@ impl<V: SigVerifier> SigVerifier for CachingVerifier<'_, V> {
 
 /// BIP341's NUMS point H (x-only), the internal key for the generated tapscript cases.
 pub const NUMS_H: [u8; 32] = [
-    0x50, 0x92, 0x9b, 0x74, 0xc1, 0xa0, 0x49, 0x54, 0xb7, 0x8b, 0x4b, 0x60, 0x35, 0xe9, 0x7a, 0x5e,
-    0x07, 0x8a, 0x5a, 0x0f, 0x28, 0xec, 0x96, 0xd5, 0x47, 0xbf, 0xee, 0x9a, 0xce, 0x80, 0x3a, 0xc0,
+    0x50, 0x92, 0x9b, 0x74, 0xc1, 0xa0, 0x49, 0x54, 0xb7, 0x8b, 0x4b, 0x60, 0x35, 0xe9, 0x7a, 0x5e, 0x07, 0x8a, 0x5a,
+    0x0f, 0x28, 0xec, 0x96, 0xd5, 0x47, 0xbf, 0xee, 0x9a, 0xce, 0x80, 0x3a, 0xc0,
 ];
 
 /// Core's `BuildCreditingTransaction`/`BuildSpendingTransaction` pair.
-pub fn script_test_txs(script_sig: Vec<u8>, script_pubkey: Vec<u8>, witness: Vec<Vec<u8>>, amount: i64) -> (Transaction, TxOut) {
+pub fn script_test_txs(
+    script_sig: Vec<u8>,
+    script_pubkey: Vec<u8>,
+    witness: Vec<Vec<u8>>,
+    amount: i64,
+) -> (Transaction, TxOut) {
     let credit = Transaction {
         version: 1,
         inputs: vec![TxIn {
@@ -154,7 +159,10 @@ pub struct ScriptTest {
 
 /// Parses one row of script_tests.json (`None` for comment rows). `tweak` computes the
 /// taproot output key for the `#TAPROOTOUTPUT#` placeholder.
-pub fn parse_script_test(row: &Value, tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool)) -> Result<Option<ScriptTest>, String> {
+pub fn parse_script_test(
+    row: &Value,
+    tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
+) -> Result<Option<ScriptTest>, String> {
     let arr = row.as_array().ok_or("row not an array")?;
     if arr.len() < 4 {
         return Ok(None);
@@ -219,7 +227,11 @@ fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: u32, v: &V) -> Res
 /// Core's `script_tests`: the expected error by name under the given flags, then 16 random
 /// flag perturbations that must not change the verdict (removing flags from a passing test,
 /// adding flags to a failing one).
-pub fn run_script_tests<V: SigVerifier>(json: &Value, v: &V, tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool)) -> Outcome {
+pub fn run_script_tests<V: SigVerifier>(
+    json: &Value,
+    v: &V,
+    tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
+) -> Outcome {
     let mut out = Outcome::default();
     let mut rng = fullverify::testutil::SplitMix64(0x5c41_7e57);
     for row in json.as_array().into_iter().flatten() {
@@ -326,7 +338,12 @@ fn parse_tx_case(row: &Value) -> Result<Option<TxCase>, String> {
         .map(|i| prev.get(&i.prevout).cloned().ok_or_else(|| "missing prevout".to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     let flags_str = arr[2].as_str().ok_or("flags")?.to_string();
-    Ok(Some(TxCase { label: format!("{} [{}]", &arr[1].as_str().unwrap()[..arr[1].as_str().unwrap().len().min(60)], flags_str), tx, spent, flags_str }))
+    Ok(Some(TxCase {
+        label: format!("{} [{}]", &arr[1].as_str().unwrap()[..arr[1].as_str().unwrap().len().min(60)], flags_str),
+        tx,
+        spent,
+        flags_str,
+    }))
 }
 
 fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: u32, v: &V) -> bool {
@@ -461,7 +478,12 @@ pub fn run_sighash_json(json: &Value) -> Outcome {
             let ht = a[3].as_i64().ok_or("hashtype")? as i32 as u32;
             let expect = rev32(a[4].as_str().ok_or("hash")?)?;
             let ctx = TxContext::new(&tx, None);
-            Ok(ctx.legacy_sighash(n_in, &script, ht) == expect)
+            // The displayed preimage hashes to the same value.
+            let via_preimage = match fullverify::sighash::legacy_preimage(&tx, n_in, &script, ht) {
+                Some(p) => fullverify::hash::sha256d(&p),
+                None => fullverify::sighash::ONE_HASH,
+            };
+            Ok(ctx.legacy_sighash(n_in, &script, ht) == expect && via_preimage == expect)
         })();
         out.check(matches!(r, Ok(true)), || format!("sighash.json row {row}: {r:?}"));
     }
@@ -471,7 +493,8 @@ pub fn run_sighash_json(json: &Value) -> Outcome {
 /// The BIP143 examples: preimage and sighash for each of the 13 computations.
 pub fn run_bip143(json: &Value) -> Outcome {
     let mut out = Outcome::default();
-    let cases = json.as_array().cloned().or_else(|| json.get("cases").and_then(Value::as_array).cloned()).unwrap_or_default();
+    let cases =
+        json.as_array().cloned().or_else(|| json.get("cases").and_then(Value::as_array).cloned()).unwrap_or_default();
     for c in &cases {
         let r = (|| -> Result<(), String> {
             let s = |k: &str| c.get(k).and_then(Value::as_str).ok_or(format!("field {k}"));
@@ -481,11 +504,11 @@ pub fn run_bip143(json: &Value) -> Outcome {
             let amount = c["amount"].as_i64().ok_or("amount")?;
             let ht = c["hash_type"].as_i64().ok_or("hash_type")? as u32;
             let ctx = TxContext::new(&tx, None);
-            let pre = ctx.bip143_preimage(idx, &sc, amount, ht);
+            let pre = ctx.bip143_preimage(idx, &sc, amount, ht).map_err(|e| format!("{e:?}"))?;
             if hex::encode(&pre) != s("preimage")? {
                 return Err("preimage differs".into());
             }
-            let sh = ctx.bip143_sighash(idx, &sc, amount, ht);
+            let sh = ctx.bip143_sighash(idx, &sc, amount, ht).map_err(|e| format!("{e:?}"))?;
             let want = s("sighash")?;
             // The examples print sighashes in internal byte order.
             if hex::encode(sh) != want && hex::encode(sh.iter().rev().copied().collect::<Vec<_>>()) != want {
@@ -500,13 +523,18 @@ pub fn run_bip143(json: &Value) -> Outcome {
 
 /// BIP341 wallet vectors: every leaf hash, merkle root, tweak, tweaked key, control block and
 /// script pubkey; every key-path sighash with its intermediaries.
-pub fn run_bip341_wallet<V: SigVerifier>(json: &Value, tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool), v: &V) -> Outcome {
+pub fn run_bip341_wallet<V: SigVerifier>(
+    json: &Value,
+    tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
+    v: &V,
+) -> Outcome {
     use fullverify::script::interpreter::{tapbranch_hash, tapleaf_hash, taptweak_hash};
     let mut out = Outcome::default();
     // scriptPubKey cases.
     for c in json["scriptPubKey"].as_array().into_iter().flatten() {
         let r = (|| -> Result<(), String> {
-            let internal: [u8; 32] = h(c["given"]["internalPubkey"].as_str().ok_or("internal")?)?.try_into().map_err(|_| "len")?;
+            let internal: [u8; 32] =
+                h(c["given"]["internalPubkey"].as_str().ok_or("internal")?)?.try_into().map_err(|_| "len")?;
             // Leaves in depth-first order with their hashes; the tree's root.
             fn walk(node: &Value, leaves: &mut Vec<(u8, Vec<u8>, [u8; 32])>) -> Result<[u8; 32], String> {
                 if node.is_null() {
@@ -572,12 +600,18 @@ pub fn run_bip341_wallet<V: SigVerifier>(json: &Value, tweak: &dyn Fn(&[u8; 32],
     // Key-path spending.
     for c in json["keyPathSpending"].as_array().into_iter().flatten() {
         let r = (|| -> Result<usize, String> {
-            let tx = Transaction::from_bytes(&h(c["given"]["rawUnsignedTx"].as_str().ok_or("tx")?)?).map_err(|e| e.to_string())?;
+            let tx = Transaction::from_bytes(&h(c["given"]["rawUnsignedTx"].as_str().ok_or("tx")?)?)
+                .map_err(|e| e.to_string())?;
             let spent: Vec<TxOut> = c["given"]["utxosSpent"]
                 .as_array()
                 .ok_or("utxos")?
                 .iter()
-                .map(|u| Ok(TxOut { value: u["amountSats"].as_i64().ok_or("amount")?, script_pubkey: h(u["scriptPubKey"].as_str().ok_or("spk")?)? }))
+                .map(|u| {
+                    Ok(TxOut {
+                        value: u["amountSats"].as_i64().ok_or("amount")?,
+                        script_pubkey: h(u["scriptPubKey"].as_str().ok_or("spk")?)?,
+                    })
+                })
                 .collect::<Result<_, String>>()?;
             let ctx = TxContext::new(&tx, Some(&spent));
             let hs = ctx.bip341_hashes().ok_or("hashes")?;
@@ -590,14 +624,15 @@ pub fn run_bip341_wallet<V: SigVerifier>(json: &Value, tweak: &dyn Fn(&[u8; 32],
                 ("hashOutputs", hs.sha_outputs),
             ] {
                 if im[k].as_str() != Some(&hex::encode(v)) {
-                    return Err(format!("{k}"));
+                    return Err(k.to_string());
                 }
             }
             let mut n = 0;
             for inp in c["inputSpending"].as_array().ok_or("inputs")? {
                 let idx = inp["given"]["txinIndex"].as_u64().ok_or("idx")? as usize;
                 let ht = inp["given"]["hashType"].as_u64().ok_or("ht")? as u8;
-                let internal: [u8; 32] = h(inp["intermediary"]["internalPubkey"].as_str().ok_or("ik")?)?.try_into().map_err(|_| "len")?;
+                let internal: [u8; 32] =
+                    h(inp["intermediary"]["internalPubkey"].as_str().ok_or("ik")?)?.try_into().map_err(|_| "len")?;
                 let root = inp["given"]["merkleRoot"].as_str().map(|s| <[u8; 32]>::try_from(h(s).unwrap()).unwrap());
                 let t = taptweak_hash(&internal, root.as_ref());
                 if inp["intermediary"]["tweak"].as_str() != Some(&hex::encode(t)) {
@@ -628,7 +663,8 @@ pub fn run_bip341_wallet<V: SigVerifier>(json: &Value, tweak: &dyn Fn(&[u8; 32],
             }
             let sctx = TxContext::new(&signed, Some(&spent));
             for idx in idxs {
-                verify_input(&sctx, idx, fl::P2SH | fl::WITNESS | fl::TAPROOT, v).map_err(|e| format!("input {idx} signature: {e}"))?;
+                verify_input(&sctx, idx, fl::P2SH | fl::WITNESS | fl::TAPROOT, v)
+                    .map_err(|e| format!("input {idx} signature: {e}"))?;
             }
             Ok(n)
         })();
@@ -699,8 +735,12 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
             for (key, want_ok) in [("success", true), ("failure", false)] {
                 let Some(w) = t.get(key) else { continue };
                 tx.inputs[idx].script_sig = h(w["scriptSig"].as_str().ok_or("scriptSig")?)?;
-                tx.inputs[idx].witness =
-                    w["witness"].as_array().ok_or("witness")?.iter().map(|x| h(x.as_str().unwrap_or("?"))).collect::<Result<_, _>>()?;
+                tx.inputs[idx].witness = w["witness"]
+                    .as_array()
+                    .ok_or("witness")?
+                    .iter()
+                    .map(|x| h(x.as_str().unwrap_or("?")))
+                    .collect::<Result<_, _>>()?;
                 let ctx = TxContext::new(&tx, Some(&prevouts));
                 for &f in &all {
                     let applies = if want_ok { fin || f & test_flags == f } else { f & test_flags == test_flags };
@@ -771,7 +811,11 @@ pub fn decompress_amount(x: u64) -> u64 {
 
 /// Core's `DecompressScript` for script type `t` (0..=5), given the payload that follows; the
 /// uncompressed-key forms (4/5) need curve decompression, supplied by `decompress_pubkey`.
-pub fn decompress_script(t: u64, r: &mut Reader<'_>, decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>) -> Result<Vec<u8>, String> {
+pub fn decompress_script(
+    t: u64,
+    r: &mut Reader<'_>,
+    decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>,
+) -> Result<Vec<u8>, String> {
     let e = |x: fullverify::encode::DecodeError| x.to_string();
     Ok(match t {
         0 => [&[0x76, 0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x88, 0xac]].concat(),
@@ -796,7 +840,10 @@ pub fn spent_from_map(block: &Block, map: &HashMap<OutPoint, TxOut>) -> Result<V
     for tx in &block.txdata {
         if !tx.is_coinbase() {
             for i in &tx.inputs {
-                let o = map.get(&i.prevout).or_else(|| created.get(&i.prevout)).ok_or_else(|| format!("missing prevout {:?}", i.prevout))?;
+                let o = map
+                    .get(&i.prevout)
+                    .or_else(|| created.get(&i.prevout))
+                    .ok_or_else(|| format!("missing prevout {:?}", i.prevout))?;
                 spent.push(o.clone());
             }
         }
@@ -836,7 +883,9 @@ pub fn load_block_with_prevouts(
     decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>,
 ) -> Result<BlockWithPrevouts, String> {
     // A framed block (magic || len || block) is unwrapped.
-    let raw = if block_bytes.len() > 8 && (block_bytes[..4] == [0xf9, 0xbe, 0xb4, 0xd9] || block_bytes[..4] == [0x0b, 0x11, 0x09, 0x07]) {
+    let raw = if block_bytes.len() > 8
+        && (block_bytes[..4] == [0xf9, 0xbe, 0xb4, 0xd9] || block_bytes[..4] == [0x0b, 0x11, 0x09, 0x07])
+    {
         let len = u32::from_le_bytes(block_bytes[4..8].try_into().unwrap()) as usize;
         block_bytes.get(8..8 + len).ok_or("truncated framed block")?
     } else {

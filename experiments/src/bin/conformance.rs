@@ -44,7 +44,11 @@ fn load_json(p: &Path) -> Result<serde_json::Value, String> {
 fn catch(f: impl FnOnce() -> Result<Outcome, String>) -> Result<Outcome, String> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
-        Err(e) => Err(e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "panic".into())),
+        Err(e) => Err(e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "panic".into())),
     }
 }
 
@@ -80,13 +84,21 @@ fn run_file(root: &Path, path: &Path) -> Option<Result<Outcome, String>> {
         "core" if json_file && base.starts_with("script_tests") => {
             Box::new(move || Ok(harness::run_script_tests(&load_json(path)?, &v, tweak)))
         }
-        "core" if json_file && base.starts_with("tx_valid") => Box::new(move || Ok(harness::run_tx_valid(&load_json(path)?, &v))),
-        "core" if json_file && base.starts_with("tx_invalid") => Box::new(move || Ok(harness::run_tx_invalid(&load_json(path)?, &v))),
-        "core" if json_file && base.starts_with("sighash") => Box::new(move || Ok(harness::run_sighash_json(&load_json(path)?))),
+        "core" if json_file && base.starts_with("tx_valid") => {
+            Box::new(move || Ok(harness::run_tx_valid(&load_json(path)?, &v)))
+        }
+        "core" if json_file && base.starts_with("tx_invalid") => {
+            Box::new(move || Ok(harness::run_tx_invalid(&load_json(path)?, &v)))
+        }
+        "core" if json_file && base.starts_with("sighash") => {
+            Box::new(move || Ok(harness::run_sighash_json(&load_json(path)?)))
+        }
         "core" | "bips" if json_file && base.starts_with("bip341_wallet") => {
             Box::new(move || Ok(harness::run_bip341_wallet(&load_json(path)?, tweak, &v)))
         }
-        "bips" if json_file && base.starts_with("bip143") => Box::new(move || Ok(harness::run_bip143(&load_json(path)?))),
+        "bips" if json_file && base.starts_with("bip143") => {
+            Box::new(move || Ok(harness::run_bip143(&load_json(path)?)))
+        }
         "script_assets" if json_file => Box::new(move || Ok(harness::run_script_assets(&load_json(path)?, &v))),
         "blocks_with_prevouts" => {
             let (stem, _) = base.split_once(".block").or_else(|| base.split_once(".blk"))?;
