@@ -164,7 +164,8 @@ fn bip143_preimage<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, index: usize, s
     let t = tx_arg(tx)?;
     index_arg(&t, index)?;
     let ctx = TxContext::new(&t, None);
-    Ok(PyBytes::new(py, &ctx.bip143_preimage(index, script_code, amount, hash_type)))
+    let p = ctx.bip143_preimage(index, script_code, amount, hash_type).map_err(|e| pyerr(format!("{e:?}")))?;
+    Ok(PyBytes::new(py, &p))
 }
 
 /// BIP143 signature hash.
@@ -173,7 +174,8 @@ fn bip143_sighash<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, index: usize, sc
     let t = tx_arg(tx)?;
     index_arg(&t, index)?;
     let ctx = TxContext::new(&t, None);
-    Ok(PyBytes::new(py, &ctx.bip143_sighash(index, script_code, amount, hash_type)))
+    let h = ctx.bip143_sighash(index, script_code, amount, hash_type).map_err(|e| pyerr(format!("{e:?}")))?;
+    Ok(PyBytes::new(py, &h))
 }
 
 /// BIP143 aggregate hashes: `hash_prevouts`, `hash_sequence`, `hash_outputs`.
