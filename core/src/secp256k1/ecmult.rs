@@ -75,6 +75,14 @@ impl EcmultField for Fe5x52 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+impl EcmultField for crate::backend::x86_64_asm::field::Fe4x64 {
+    fn gen_tables() -> &'static GenTables<Self> {
+        static T: std::sync::OnceLock<GenTables<crate::backend::x86_64_asm::field::Fe4x64>> = std::sync::OnceLock::new();
+        T.get_or_init(GenTables::build)
+    }
+}
+
 /// Maximum wNAF length for a 256-bit scalar.
 pub const WNAF_MAX: usize = 257;
 

@@ -159,6 +159,31 @@ fn portable_field_vs_bigint_structured_and_random() {
     run_field_harness(&field_fns::<Fe5x52>("portable"));
 }
 
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn asm_field_vs_bigint_and_portable() {
+    use crate::backend::x86_64_asm::field::Fe4x64;
+    use crate::backend::{require_or_skip, Backend};
+    if require_or_skip(Backend::Asm).is_none() {
+        return;
+    }
+    let asm = field_fns::<Fe4x64>("asm");
+    let portable = field_fns::<Fe5x52>("portable");
+    run_field_harness(&asm);
+    let sv = structured_values();
+    for a in &sv {
+        for b in &sv {
+            check_field_backends_agree(&asm, &portable, a, b);
+        }
+    }
+    let mut rng = SplitMix64(test_seed() ^ 9);
+    for _ in 0..test_iters(20_000) {
+        let a = [rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()];
+        let b = [rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()];
+        check_field_backends_agree(&asm, &portable, &a, &b);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
     #[test]
