@@ -332,6 +332,7 @@ pub fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: &Signat
 }
 
 /// Converts a portable affine point to another backend's representation.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn convert_ge<F: FieldOps>(p: &Ge<Fe5x52>) -> Ge<F> {
     if p.infinity {
         return Ge::INFINITY;
