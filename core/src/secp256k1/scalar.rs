@@ -264,7 +264,7 @@ impl Scalar {
     /// Bits [offset, offset+count) of the representative, count ≤ 32 (variable time).
     #[inline]
     pub fn bits_var(&self, offset: usize, count: usize) -> u32 {
-        debug_assert!(count >= 1 && count <= 32);
+        debug_assert!((1..=32).contains(&count));
         if offset >= 256 {
             return 0;
         }
