@@ -217,8 +217,9 @@ fn main() {
         ratios.push((ours_best.0 / lib, ours_best.1));
     }
 
-    let git_rev = cmd_out("git", &["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = cmd_out("git", &["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()).unwrap_or(true);
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let git_rev = cmd_out("git", &["-C", root, "rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = cmd_out("git", &["-C", root, "status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()).unwrap_or(true);
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let run_id = format!("{stamp}-{}{}", &git_rev[..git_rev.len().min(10)], if quick { "-quick" } else { "" });
     let packet = json!({
