@@ -159,6 +159,20 @@ fn portable_field_vs_bigint_structured_and_random() {
     run_field_harness(&field_fns::<Fe5x52>("portable"));
 }
 
+#[test]
+fn portable_4x64_field_vs_bigint_and_5x52() {
+    use crate::backend::portable::field4x64::Fe4x64;
+    let k = field_fns::<Fe4x64>("portable4x64");
+    run_field_harness(&k);
+    let other = field_fns::<Fe5x52>("portable");
+    let sv = structured_values();
+    for a in &sv {
+        for b in sv.iter().step_by(3) {
+            check_field_backends_agree(&k, &other, a, b);
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn asm_field_vs_bigint_and_portable() {

@@ -8,40 +8,16 @@
 //! MULX and two independent carry chains (ADCX on CF, ADOX on OF); squaring computes the six
 //! cross products once, doubles them and adds the four squares (10 multiplications). The high
 //! half is folded as hi·C (< 2^290), the top word once more (< 2^67), and a last carry adds C.
-//! Every other operation is plain Rust on the same limbs. Magnitude arguments of the shared
+//! Every other operation is the portable 4×64 limb code (`backend::portable::field4x64`). Magnitude arguments of the shared
 //! [`FieldOps`](crate::secp256k1::field::FieldOps) contract are ignored: every output is < 2^256.
 
 use core::arch::asm;
 
-/// 2^256 mod p.
-const C: u64 = 0x1_0000_03D1;
-const P: [u64; 4] = [0xFFFF_FFFE_FFFF_FC2F, u64::MAX, u64::MAX, u64::MAX];
+use crate::backend::portable::field4x64 as limbs;
 
 /// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
 #[derive(Clone, Copy, Debug)]
 pub struct Fe4x64(pub [u64; 4]);
-
-#[inline(always)]
-fn adc(a: u64, b: u64, c: u64) -> (u64, u64) {
-    let t = a as u128 + b as u128 + c as u128;
-    (t as u64, (t >> 64) as u64)
-}
-
-/// a + k·C for a carry-like k ≤ 2^40: at most one further wrap, folded again.
-#[inline(always)]
-fn fold(a: [u64; 4], k: u64) -> [u64; 4] {
-    let t = (k as u128) * (C as u128);
-    let (r0, c) = adc(a[0], t as u64, 0);
-    let (r1, c) = adc(a[1], (t >> 64) as u64, c);
-    let (r2, c) = adc(a[2], 0, c);
-    let (r3, c) = adc(a[3], 0, c);
-    // A wrap leaves a value < 2^71, so adding C once more cannot wrap again.
-    let (r0, c2) = adc(r0, C & c.wrapping_neg(), 0);
-    let (r1, c2) = adc(r1, 0, c2);
-    let (r2, c2) = adc(r2, 0, c2);
-    let (r3, _) = adc(r3, 0, c2);
-    [r0, r1, r2, r3]
-}
 
 impl Fe4x64 {
     pub const ZERO: Fe4x64 = Fe4x64([0; 4]);
@@ -253,61 +229,30 @@ impl Fe4x64 {
     /// a + b mod p (< 2^256): a carry out of bit 256 adds C.
     #[inline(always)]
     pub fn add(&self, b: &Fe4x64) -> Fe4x64 {
-        let (a, b) = (&self.0, &b.0);
-        let (r0, c) = adc(a[0], b[0], 0);
-        let (r1, c) = adc(a[1], b[1], c);
-        let (r2, c) = adc(a[2], b[2], c);
-        let (r3, c) = adc(a[3], b[3], c);
-        Fe4x64(fold([r0, r1, r2, r3], c))
+        Fe4x64(limbs::add(&self.0, &b.0))
     }
 
     /// k·a mod p.
     #[inline(always)]
     pub fn mul_int(&self, k: u32) -> Fe4x64 {
-        let k = k as u128;
-        let mut r = [0u64; 4];
-        let mut carry = 0u128;
-        for i in 0..4 {
-            let t = (self.0[i] as u128) * k + carry;
-            r[i] = t as u64;
-            carry = t >> 64;
-        }
-        Fe4x64(fold(r, carry as u64))
+        Fe4x64(limbs::mul_int(&self.0, k))
     }
 
-    /// The canonical representative: subtract p (add C, drop bit 256) when a ≥ p.
+    /// The canonical representative.
     #[inline(always)]
     pub fn normalize(&self) -> Fe4x64 {
-        let a = &self.0;
-        let (t0, c) = adc(a[0], C, 0);
-        let (t1, c) = adc(a[1], 0, c);
-        let (t2, c) = adc(a[2], 0, c);
-        let (t3, c) = adc(a[3], 0, c);
-        // c = 1 exactly when a + C ≥ 2^256, i.e. a ≥ p.
-        let m = c.wrapping_neg();
-        Fe4x64([(t0 & m) | (a[0] & !m), (t1 & m) | (a[1] & !m), (t2 & m) | (a[2] & !m), (t3 & m) | (a[3] & !m)])
+        Fe4x64(limbs::normalize(&self.0))
     }
 
-    /// p − a (of the canonical a), so the result lies in [1, p].
+    /// p − a (of the canonical a), in [1, p].
     #[inline(always)]
     pub fn negate(&self) -> Fe4x64 {
-        let a = self.normalize().0;
-        let t = (P[0] as u128).wrapping_sub(a[0] as u128);
-        let r0 = t as u64;
-        let mut borrow = (t >> 127) as u64;
-        let mut r = [r0, 0, 0, 0];
-        for i in 1..4 {
-            let t = (P[i] as u128).wrapping_sub(a[i] as u128 + borrow as u128);
-            r[i] = t as u64;
-            borrow = (t >> 127) as u64;
-        }
-        Fe4x64(r)
+        Fe4x64(limbs::negate(&self.0))
     }
 
     #[inline(always)]
     pub fn normalizes_to_zero_var(&self) -> bool {
-        let a = &self.0;
-        (a[0] | a[1] | a[2] | a[3]) == 0 || *a == P
+        limbs::is_zero_mod_p(&self.0)
     }
 
     #[inline(always)]
