@@ -33,14 +33,24 @@ pub fn fold(a: [u64; 4], k: u64) -> [u64; 4] {
     [r0, r1, r2, r3]
 }
 
-/// a + b mod p (< 2^256).
+/// a + b mod p (< 2^256): the carry bit c adds c·C (a mask, no multiplication), and a second
+/// wrap (only when the sum exceeded 2^257 − C) adds C once more.
 #[inline(always)]
 pub fn add(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let (r0, c) = adc(a[0], b[0], 0);
     let (r1, c) = adc(a[1], b[1], c);
     let (r2, c) = adc(a[2], b[2], c);
     let (r3, c) = adc(a[3], b[3], c);
-    fold([r0, r1, r2, r3], c)
+    let (r0, c) = adc(r0, C & c.wrapping_neg(), 0);
+    let (r1, c) = adc(r1, 0, c);
+    let (r2, c) = adc(r2, 0, c);
+    let (r3, c) = adc(r3, 0, c);
+    // After a second wrap the value is < C, so this last addition cannot carry.
+    let (r0, c) = adc(r0, C & c.wrapping_neg(), 0);
+    let (r1, c) = adc(r1, 0, c);
+    let (r2, c) = adc(r2, 0, c);
+    let (r3, _) = adc(r3, 0, c);
+    [r0, r1, r2, r3]
 }
 
 /// k·a mod p.
