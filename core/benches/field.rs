@@ -43,6 +43,11 @@ fn kernels<F: FieldOps>(c: &mut Criterion, name: &str) {
 
 fn bench(c: &mut Criterion) {
     kernels::<Fe5x52>(c, "portable");
+    kernels::<fullverify::backend::portable::field4x64::Fe4x64>(c, "portable4x64");
+    #[cfg(target_arch = "x86_64")]
+    if fullverify::Backend::asm().is_some() {
+        kernels::<fullverify::backend::x86_64_asm::field::Fe4x64>(c, "asm");
+    }
 }
 
 criterion_group! {

@@ -26,6 +26,8 @@
 use core::fmt;
 
 pub mod portable;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64_asm;
 
 /// A set of kernels. See the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

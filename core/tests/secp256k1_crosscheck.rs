@@ -7,7 +7,7 @@
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use fullverify::testutil::{test_iters, test_seed, SplitMix64};
 use fullverify::Backend;
-use k256::ecdsa::signature::hazmat::PrehashVerifier;
+use k256::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
 use secp256k1 as ls;
 
 fn rand_seckey(rng: &mut SplitMix64) -> [u8; 32] {
@@ -60,6 +60,12 @@ fn ecdsa_cases(seed: u64, iters: usize) {
             let kvk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&pk.serialize_compressed()).unwrap();
             let ksig = k256::ecdsa::Signature::from_slice(&sig.to_compact()).unwrap();
             assert!(kvk.verify_prehash(&msg, &ksig).is_ok(), "k256 rejects our signature");
+            // And k256's own signature (its RFC 6979 nonce, low S) verifies here.
+            let ksk = k256::ecdsa::SigningKey::from_bytes((&sk).into()).unwrap();
+            let theirs: k256::ecdsa::Signature = ksk.sign_prehash(&msg).unwrap();
+            let bytes: [u8; 64] = theirs.to_bytes().into();
+            let ours_view = ecdsa::Signature::from_compact(&bytes).unwrap();
+            assert!(ours_ecdsa(&pk, &msg, &ours_view), "k256 signature rejected here");
         }
         // One mutation per case, compared with libsecp256k1 (Core semantics).
         let mut compact = sig.to_compact();

@@ -332,7 +332,7 @@ pub fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: &Signat
 }
 
 /// Converts a portable affine point to another backend's representation.
-#[allow(dead_code)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn convert_ge<F: FieldOps>(p: &Ge<Fe5x52>) -> Ge<F> {
     if p.infinity {
         return Ge::INFINITY;
@@ -348,6 +348,11 @@ pub fn verify(pk: &PublicKey, msg32: &[u8; 32], sig: &Signature) -> bool {
 /// [`verify`] on an explicit backend (a backend without secp256k1 kernels uses Portable).
 pub fn verify_with(backend: Backend, pk: &PublicKey, msg32: &[u8; 32], sig: &Signature) -> bool {
     match backend {
+        #[cfg(target_arch = "x86_64")]
+        Backend::Asm if backend.is_supported() => {
+            use crate::backend::x86_64_asm::field::Fe4x64;
+            verify_generic::<Fe4x64>(&convert_ge(&pk.0), msg32, sig)
+        }
         _ => verify_generic::<Fe5x52>(&pk.0, msg32, sig),
     }
 }

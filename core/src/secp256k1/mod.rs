@@ -11,6 +11,13 @@
 //!   constant-time k·G for signing;
 //! - [`ecdsa`], [`schnorr`] — Bitcoin Core verification semantics, RFC6979 / BIP340 signing.
 //!
+//! Backends: the group, ecmult and verification code is generic over [`field::FieldOps`] and
+//! monomorphised per backend — `backend::portable::field::Fe5x52` (Portable, every target),
+//! `backend::x86_64_asm::field::Fe4x64` (Asm: MULX/ADCX/ADOX, x86-64 with BMI2+ADX). The
+//! verify entry points pick one with `Backend::detect()` once per call; `*_with` variants take
+//! an explicit backend. Public key, point and field-element types store the portable form.
+//! Signing always runs the constant-time portable path.
+//!
 //! Keys: [`PublicKey::parse`] follows libsecp256k1 (33-byte compressed, 65-byte uncompressed,
 //! hybrid 0x06/0x07 with the parity check); [`XOnlyPublicKey`] is BIP340's lift_x (even y).
 

@@ -148,3 +148,59 @@ impl JacobianPoint {
         JacobianPoint(ecmult(&a, k, &Scalar::ZERO))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::SplitMix64;
+
+    #[test]
+    fn public_point_api_vs_generator_multiples() {
+        let g = AffinePoint::generator();
+        let mut rng = SplitMix64(99);
+        for _ in 0..20 {
+            let k = Scalar::from_bytes_reduce(&rng.bytes32()).0;
+            let a = AffinePoint::mul_generator(&k);
+            assert_eq!(a, g.mul_vartime(&k));
+            assert_eq!(a, g.to_jacobian().mul_vartime(&k).to_affine());
+            // (k+1)·G = k·G + G, 2k·G = double(k·G), k·G + (−k·G) = ∞.
+            assert_eq!(AffinePoint::mul_generator(&k.add(&Scalar::ONE)), a.add(&g));
+            assert_eq!(AffinePoint::mul_generator(&k.add(&k)), a.double());
+            assert!(a.add(&a.neg()).is_infinity());
+            assert_eq!(a.to_jacobian().add(&g.to_jacobian()).to_affine(), a.add(&g));
+            assert_eq!(a.to_jacobian().neg().to_affine(), a.neg());
+            // Byte round trips and the on-curve check.
+            let b = a.to_bytes().unwrap();
+            assert_eq!(AffinePoint::from_bytes(&b).unwrap(), a);
+            let mut bad = b;
+            bad[63] ^= 1;
+            assert_eq!(AffinePoint::from_bytes(&bad), Err(Error::NotOnCurve));
+            let x = a.x().unwrap();
+            let y = a.y().unwrap();
+            assert_eq!(AffinePoint::lift_x(&x, y.is_odd()).unwrap(), a);
+            let (jx, jy, jz) = a.to_jacobian().double().xyz().unwrap();
+            assert_eq!(JacobianPoint::from_xyz(&jx, &jy, &jz).to_affine(), a.double());
+            // lincomb: k·A + 1·G.
+            assert_eq!(a.lincomb_vartime(&Scalar::from_u64(3), &Scalar::ONE), a.add(&a).add(&a).add(&g));
+        }
+        let inf = AffinePoint::INFINITY;
+        assert_eq!(inf.add(&g), g);
+        assert_eq!(g.add(&inf), g);
+        assert!(inf.double().is_infinity());
+        assert!(inf.to_bytes().is_none());
+        assert!(g.mul_vartime(&Scalar::ZERO).is_infinity());
+        assert!(AffinePoint::mul_generator(&Scalar::ZERO).is_infinity());
+        assert!(JacobianPoint::INFINITY.add(&JacobianPoint::INFINITY).is_infinity());
+        // Field element API.
+        let a = FieldElement::from_u64(5);
+        let b = FieldElement::from_u64(7);
+        assert_eq!(a.mul(&b), FieldElement::from_u64(35));
+        assert_eq!(a.sub(&b).add(&b), a);
+        assert_eq!(a.mul(&a.inv()), FieldElement::ONE);
+        assert_eq!(a.inv(), a.inv_vartime());
+        assert_eq!(FieldElement::from_u64(4).sqrt().unwrap().sqr(), FieldElement::from_u64(4));
+        assert!(FieldElement::from_bytes(&[0xFF; 32]).is_err());
+        // 2^256 − 1 ≡ C − 1 (mod p).
+        assert_eq!(FieldElement::from_bytes_reduce(&[0xFF; 32]), FieldElement::from_u64(0x1_0000_03D0));
+    }
+}

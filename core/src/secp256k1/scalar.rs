@@ -12,7 +12,7 @@
 //! as ⌊k·g/2^384⌉ with g1 = ⌊2^384·b2/n⌉, g2 = ⌊2^384·(−b1)/n⌉; then k2 = −c1·b1 − c2·b2 and
 //! k1 = k − λ·k2.
 
-use super::field::{words_from_be, words_ge, words_to_be};
+use super::field::{words_from_be, words_to_be};
 use super::modinv::{modinv64_var, ModInfo, Signed62};
 use core::fmt;
 
@@ -85,19 +85,18 @@ impl Scalar {
     pub const ZERO: Scalar = Scalar([0; 4]);
     pub const ONE: Scalar = Scalar([1, 0, 0, 0]);
 
-    /// From little-endian words, reducing once (any value < 2^256 is < 2n).
+    /// From little-endian words, reducing once (any value < 2^256 is < 2n); also reports
+    /// whether the input was ≥ n. Constant time.
     #[inline]
     pub fn from_words_reduce(w: [u64; 4]) -> (Scalar, bool) {
-        let overflow = words_ge(&w, &N);
-        if overflow {
-            let (r0, b) = sbb(w[0], N[0], 0);
-            let (r1, b) = sbb(w[1], N[1], b);
-            let (r2, b) = sbb(w[2], N[2], b);
-            let (r3, _) = sbb(w[3], N[3], b);
-            (Scalar([r0, r1, r2, r3]), true)
-        } else {
-            (Scalar(w), false)
-        }
+        let (r0, b) = sbb(w[0], N[0], 0);
+        let (r1, b) = sbb(w[1], N[1], b);
+        let (r2, b) = sbb(w[2], N[2], b);
+        let (r3, b) = sbb(w[3], N[3], b);
+        // No borrow ⇔ w ≥ n: keep the difference.
+        let m = (b ^ 1).wrapping_neg();
+        let r = Scalar([(r0 & m) | (w[0] & !m), (r1 & m) | (w[1] & !m), (r2 & m) | (w[2] & !m), (r3 & m) | (w[3] & !m)]);
+        (r, b == 0)
     }
 
     /// From 32 big-endian bytes, reduced mod n; also reports whether the input was ≥ n.
@@ -141,9 +140,14 @@ impl Scalar {
         (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
     }
 
-    /// Whether the value exceeds ⌊n/2⌋ (a "high" S).
+    /// Whether the value exceeds ⌊n/2⌋ (a "high" S). Constant time: the borrow of ⌊n/2⌋ − a.
     pub fn is_high(&self) -> bool {
-        !words_ge(&N_HALF, &self.0)
+        let a = &self.0;
+        let (_, b) = sbb(N_HALF[0], a[0], 0);
+        let (_, b) = sbb(N_HALF[1], a[1], b);
+        let (_, b) = sbb(N_HALF[2], a[2], b);
+        let (_, b) = sbb(N_HALF[3], a[3], b);
+        b == 1
     }
 
     /// a + b mod n, constant time.
@@ -264,7 +268,7 @@ impl Scalar {
     /// Bits [offset, offset+count) of the representative, count ≤ 32 (variable time).
     #[inline]
     pub fn bits_var(&self, offset: usize, count: usize) -> u32 {
-        debug_assert!(count >= 1 && count <= 32);
+        debug_assert!((1..=32).contains(&count));
         if offset >= 256 {
             return 0;
         }

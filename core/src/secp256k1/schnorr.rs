@@ -60,6 +60,11 @@ pub fn verify(pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8; 64]) -> bool {
 pub fn verify_with(backend: Backend, pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8; 64]) -> bool {
     let px = pk.serialize();
     match backend {
+        #[cfg(target_arch = "x86_64")]
+        Backend::Asm if backend.is_supported() => {
+            use crate::backend::x86_64_asm::field::Fe4x64;
+            verify_generic::<Fe4x64>(&super::ecdsa::convert_ge(&pk.0), &px, msg, sig)
+        }
         _ => verify_generic::<Fe5x52>(&pk.0, &px, msg, sig),
     }
 }

@@ -79,7 +79,7 @@ impl Fe5x52 {
     }
 
     /// a·b mod p. Inputs of magnitude ≤ 8, output magnitude 1.
-    #[inline(always)]
+    #[inline(never)]
     pub fn mul(&self, b: &Fe5x52) -> Fe5x52 {
         let a = &self.0;
         let b = &b.0;
@@ -100,7 +100,7 @@ impl Fe5x52 {
     }
 
     /// a² mod p. Input magnitude ≤ 8, output magnitude 1.
-    #[inline(always)]
+    #[inline(never)]
     pub fn sqr(&self) -> Fe5x52 {
         let a = &self.0;
         check_mag(a, 8);

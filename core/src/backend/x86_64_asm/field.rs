@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `Fe4x64`: GF(p) as four 64-bit limbs, any value < 2^256 (weakly reduced: it may be ≥ p).
+//!
+//! p = 2^256 − C with C = 2^32 + 977, so 2^256 ≡ C: a carry out of bit 256 folds back as "+C",
+//! and "subtract p" is "add C, drop bit 256".
+//!
+//! `mul`/`sqr` are inline assembly: the 512-bit product is formed in eight registers with
+//! MULX and two independent carry chains (ADCX on CF, ADOX on OF); squaring computes the six
+//! cross products once, doubles them and adds the four squares (10 multiplications). The high
+//! half is folded as hi·C (< 2^290), the top word once more (< 2^67), and a last carry adds C.
+//! Every other operation is the portable 4×64 limb code (`backend::portable::field4x64`). Magnitude arguments of the shared
+//! [`FieldOps`](crate::secp256k1::field::FieldOps) contract are ignored: every output is < 2^256.
+
+use core::arch::asm;
+
+use crate::backend::portable::field4x64 as limbs;
+
+/// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
+#[derive(Clone, Copy, Debug)]
+pub struct Fe4x64(pub [u64; 4]);
+
+impl Fe4x64 {
+    pub const ZERO: Fe4x64 = Fe4x64([0; 4]);
+    pub const ONE: Fe4x64 = Fe4x64([1, 0, 0, 0]);
+
+    /// a·b mod p (result < 2^256).
+    #[inline(always)]
+    pub fn mul(&self, b: &Fe4x64) -> Fe4x64 {
+        let (r0, r1, r2, r3);
+        // SAFETY: reads 32 bytes through each of the two valid pointers; writes only the
+        // declared registers; needs BMI2+ADX, which dispatch checked (Backend::Asm).
+        unsafe {
+            asm!(
+                // Row 0: t0..t4 = a0·b.
+                "mov rdx, qword ptr [rsi]",
+                "mulx r9, r8, qword ptr [rdi]",
+                "mulx r10, rax, qword ptr [rdi + 8]",
+                "add r9, rax",
+                "mulx r11, rax, qword ptr [rdi + 16]",
+                "adc r10, rax",
+                "mulx r12, rax, qword ptr [rdi + 24]",
+                "adc r11, rax",
+                "adc r12, 0",
+                // Row 1: t1..t5 += a1·b (low halves on CF, high halves on OF).
+                "mov rdx, qword ptr [rsi + 8]",
+                "xor eax, eax",
+                "mulx rcx, rax, qword ptr [rdi]",
+                "adcx r9, rax",
+                "adox r10, rcx",
+                "mulx rcx, rax, qword ptr [rdi + 8]",
+                "adcx r10, rax",
+                "adox r11, rcx",
+                "mulx rcx, rax, qword ptr [rdi + 16]",
+                "adcx r11, rax",
+                "adox r12, rcx",
+                "mulx r13, rax, qword ptr [rdi + 24]",
+                "adcx r12, rax",
+                "mov eax, 0",
+                "adox r13, rax",
+                "adcx r13, rax",
+                // Row 2: t2..t6 += a2·b.
+                "mov rdx, qword ptr [rsi + 16]",
+                "xor eax, eax",
+                "mulx rcx, rax, qword ptr [rdi]",
+                "adcx r10, rax",
+                "adox r11, rcx",
+                "mulx rcx, rax, qword ptr [rdi + 8]",
+                "adcx r11, rax",
+                "adox r12, rcx",
+                "mulx rcx, rax, qword ptr [rdi + 16]",
+                "adcx r12, rax",
+                "adox r13, rcx",
+                "mulx r14, rax, qword ptr [rdi + 24]",
+                "adcx r13, rax",
+                "mov eax, 0",
+                "adox r14, rax",
+                "adcx r14, rax",
+                // Row 3: t3..t7 += a3·b.
+                "mov rdx, qword ptr [rsi + 24]",
+                "xor eax, eax",
+                "mulx rcx, rax, qword ptr [rdi]",
+                "adcx r11, rax",
+                "adox r12, rcx",
+                "mulx rcx, rax, qword ptr [rdi + 8]",
+                "adcx r12, rax",
+                "adox r13, rcx",
+                "mulx rcx, rax, qword ptr [rdi + 16]",
+                "adcx r13, rax",
+                "adox r14, rcx",
+                "mulx r15, rax, qword ptr [rdi + 24]",
+                "adcx r14, rax",
+                "mov eax, 0",
+                "adox r15, rax",
+                "adcx r15, rax",
+                // Fold: [r8..r11] + [r12..r15]·C < 2^290; top word in r12 (< 2^34).
+                "mov rdx, 0x1000003D1",
+                "xor eax, eax",
+                "mulx rcx, rax, r12",
+                "adcx r8, rax",
+                "adox r9, rcx",
+                "mulx rcx, rax, r13",
+                "adcx r9, rax",
+                "adox r10, rcx",
+                "mulx rcx, rax, r14",
+                "adcx r10, rax",
+                "adox r11, rcx",
+                "mulx r12, rax, r15",
+                "adcx r11, rax",
+                "mov eax, 0",
+                "adox r12, rax",
+                "adcx r12, rax",
+                // Fold the top word: top·C < 2^67.
+                "mulx r13, rax, r12",
+                "add r8, rax",
+                "adc r9, r13",
+                "adc r10, 0",
+                "adc r11, 0",
+                // A carry out leaves a value < 2^67: add C once, no further carry.
+                "sbb rax, rax",
+                "and rax, rdx",
+                "add r8, rax",
+                "adc r9, 0",
+                "adc r10, 0",
+                "adc r11, 0",
+                in("rsi") self.0.as_ptr(),
+                in("rdi") b.0.as_ptr(),
+                out("r8") r0, out("r9") r1, out("r10") r2, out("r11") r3,
+                out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                out("rax") _, out("rcx") _, out("rdx") _,
+                options(pure, readonly, nostack),
+            );
+        }
+        Fe4x64([r0, r1, r2, r3])
+    }
+
+    /// a² mod p with 10 multiplications (result < 2^256).
+    #[inline(always)]
+    pub fn sqr(&self) -> Fe4x64 {
+        let (r0, r1, r2, r3);
+        // SAFETY: reads 32 bytes through one valid pointer; writes only the declared
+        // registers; needs BMI2+ADX, which dispatch checked (Backend::Asm).
+        unsafe {
+            asm!(
+                // Cross products a_i·a_j (i < j) into t1..t6 = r9..r14.
+                "mov rdx, qword ptr [rsi]",
+                "mulx r10, r9, qword ptr [rsi + 8]",
+                "mulx r11, rax, qword ptr [rsi + 16]",
+                "add r10, rax",
+                "mulx r12, rax, qword ptr [rsi + 24]",
+                "adc r11, rax",
+                "adc r12, 0",
+                "mov rdx, qword ptr [rsi + 8]",
+                "xor r13d, r13d",
+                "mulx rcx, rax, qword ptr [rsi + 16]",
+                "adcx r11, rax",
+                "adox r12, rcx",
+                "mulx rcx, rax, qword ptr [rsi + 24]",
+                "adcx r12, rax",
+                "adox r13, rcx",
+                "mov rdx, qword ptr [rsi + 16]",
+                "mulx r14, rax, qword ptr [rsi + 24]",
+                "adcx r13, rax",
+                "mov eax, 0",
+                "adox r14, rax",
+                "adcx r14, rax",
+                // Double them into t1..t7.
+                "xor r15d, r15d",
+                "add r9, r9",
+                "adc r10, r10",
+                "adc r11, r11",
+                "adc r12, r12",
+                "adc r13, r13",
+                "adc r14, r14",
+                "adc r15, r15",
+                // Add the squares a_i² at t_{2i}.
+                "mov rdx, qword ptr [rsi]",
+                "mulx rcx, r8, rdx",
+                "add r9, rcx",
+                "mov rdx, qword ptr [rsi + 8]",
+                "mulx rcx, rax, rdx",
+                "adc r10, rax",
+                "adc r11, rcx",
+                "mov rdx, qword ptr [rsi + 16]",
+                "mulx rcx, rax, rdx",
+                "adc r12, rax",
+                "adc r13, rcx",
+                "mov rdx, qword ptr [rsi + 24]",
+                "mulx rcx, rax, rdx",
+                "adc r14, rax",
+                "adc r15, rcx",
+                // Fold exactly as in mul.
+                "mov rdx, 0x1000003D1",
+                "xor eax, eax",
+                "mulx rcx, rax, r12",
+                "adcx r8, rax",
+                "adox r9, rcx",
+                "mulx rcx, rax, r13",
+                "adcx r9, rax",
+                "adox r10, rcx",
+                "mulx rcx, rax, r14",
+                "adcx r10, rax",
+                "adox r11, rcx",
+                "mulx r12, rax, r15",
+                "adcx r11, rax",
+                "mov eax, 0",
+                "adox r12, rax",
+                "adcx r12, rax",
+                "mulx r13, rax, r12",
+                "add r8, rax",
+                "adc r9, r13",
+                "adc r10, 0",
+                "adc r11, 0",
+                "sbb rax, rax",
+                "and rax, rdx",
+                "add r8, rax",
+                "adc r9, 0",
+                "adc r10, 0",
+                "adc r11, 0",
+                in("rsi") self.0.as_ptr(),
+                out("r8") r0, out("r9") r1, out("r10") r2, out("r11") r3,
+                out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+                out("rax") _, out("rcx") _, out("rdx") _,
+                options(pure, readonly, nostack),
+            );
+        }
+        Fe4x64([r0, r1, r2, r3])
+    }
+
+    /// a + b mod p (< 2^256): a carry out of bit 256 adds C.
+    #[inline(always)]
+    pub fn add(&self, b: &Fe4x64) -> Fe4x64 {
+        Fe4x64(limbs::add(&self.0, &b.0))
+    }
+
+    /// k·a mod p.
+    #[inline(always)]
+    pub fn mul_int(&self, k: u32) -> Fe4x64 {
+        Fe4x64(limbs::mul_int(&self.0, k))
+    }
+
+    /// The canonical representative.
+    #[inline(always)]
+    pub fn normalize(&self) -> Fe4x64 {
+        Fe4x64(limbs::normalize(&self.0))
+    }
+
+    /// p − a (of the canonical a), in [1, p].
+    #[inline(always)]
+    pub fn negate(&self) -> Fe4x64 {
+        Fe4x64(limbs::negate(&self.0))
+    }
+
+    #[inline(always)]
+    pub fn normalizes_to_zero_var(&self) -> bool {
+        limbs::is_zero_mod_p(&self.0)
+    }
+
+    #[inline(always)]
+    pub fn cmov(&mut self, b: &Fe4x64, flag: bool) {
+        let m = (flag as u64).wrapping_neg();
+        for i in 0..4 {
+            self.0[i] ^= m & (self.0[i] ^ b.0[i]);
+        }
+    }
+}
