@@ -46,6 +46,7 @@ step "experiments: smoke runs into a scratch results folder"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 cargo run -q --release -p fullverify-experiments --bin hashbench -- --quick --out "$SCRATCH/results"
+cargo run -q --release -p fullverify-experiments --bin sigbench -- --quick --out "$SCRATCH/results"
 
 step "python: build the extension, pytest, mypy"
 (cd py && maturin develop --release -q)

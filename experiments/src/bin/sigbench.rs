@@ -15,6 +15,8 @@ use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use fullverify::testutil::SplitMix64;
 use fullverify::Backend;
 use k256::ecdsa::signature::hazmat::PrehashVerifier;
+use fullverify_experiments::report::{results_dir, Packet};
+use fullverify_experiments::timing::{median, Stats};
 use serde_json::json;
 use std::hint::black_box;
 use std::time::Instant;
@@ -116,16 +118,6 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
     out
 }
 
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
 
 /// Runs the rounds for one kind; returns per-arm raw ns/verify samples.
 fn run_kind(set: &Set, kind: &str, rounds: usize, nsigs: usize) -> Vec<(String, Vec<f64>)> {
@@ -146,22 +138,6 @@ fn run_kind(set: &Set, kind: &str, rounds: usize, nsigs: usize) -> Vec<(String, 
         }
     }
     arms.into_iter().map(|(n, _)| n).zip(samples).collect()
-}
-
-fn cmd_out(cmd: &str, args: &[&str]) -> Option<String> {
-    let o = std::process::Command::new(cmd).args(args).output().ok()?;
-    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
-
-fn cpu_info() -> serde_json::Value {
-    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |k: &str| {
-        text.lines().find(|l| l.starts_with(k)).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()).unwrap_or_default()
-    };
-    let flags = field("flags");
-    let wanted = ["bmi2", "adx", "sha_ni", "avx2", "avx512f", "avx512ifma", "avx512vl"];
-    let have: Vec<&str> = wanted.iter().copied().filter(|f| flags.split_whitespace().any(|x| x == *f)).collect();
-    json!({ "model": field("model name"), "flags": have })
 }
 
 fn main() {
@@ -196,14 +172,16 @@ fn main() {
             .filter_map(|b| med(&format!("fullverify-{}", b.name())).map(|m| (m, *b)))
             .min_by(|a, b| a.0.partial_cmp(&b.0).unwrap())
             .unwrap();
-        let mut arms_json = serde_json::Map::new();
-        for (name, s) in &res {
-            let m = median(s);
-            arms_json.insert(
-                name.clone(),
-                json!({ "median_ns": m, "ratio_vs_libsecp256k1": m / lib, "samples_ns": s }),
-            );
-            eprintln!("{kind:8} {name:22} median {:8.2} µs  ×{:.3} libsecp256k1", m / 1000.0, m / lib);
+        let mut arms_json = Vec::new();
+        for (name, smp) in &res {
+            let st = Stats::of(smp);
+            eprintln!("{kind:8} {name:22} median {:8.2} µs  ×{:.3} libsecp256k1", st.median / 1000.0, st.median / lib);
+            arms_json.push(json!({
+                "name": name,
+                "ns_per_op": smp,
+                "stats": st,
+                "ratio_vs_libsecp256k1": st.median / lib,
+            }));
         }
         metrics.insert(
             kind.into(),
@@ -217,30 +195,17 @@ fn main() {
         ratios.push((ours_best.0 / lib, ours_best.1));
     }
 
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let git_rev = cmd_out("git", &["-C", root, "rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = cmd_out("git", &["-C", root, "status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()).unwrap_or(true);
-    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let run_id = format!("{stamp}-{}{}", &git_rev[..git_rev.len().min(10)], if quick { "-quick" } else { "" });
-    let packet = json!({
-        "schema_version": 1,
-        "experiment": "sigbench",
-        "run_id": run_id,
-        "git_rev": git_rev,
-        "dirty": dirty,
-        "rustc": cmd_out("rustc", &["-V"]).unwrap_or_default(),
-        "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
-        "target": format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
-        "cpu": cpu_info(),
-        "backend": best.name(),
-        "threads": 1,
-        "params": { "sigs": nsigs, "rounds": rounds, "quick": quick, "available_backends": Backend::available().iter().map(|b| b.name()).collect::<Vec<_>>() },
-        "metrics": metrics,
-    });
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/sigbench");
-    std::fs::create_dir_all(&dir).expect("results dir");
-    let path = dir.join(format!("{run_id}.json"));
-    std::fs::write(&path, serde_json::to_string_pretty(&packet).unwrap()).expect("write packet");
+    let mut packet = Packet::new(
+        "sigbench",
+        best.name(),
+        1,
+        json!({ "sigs": nsigs, "rounds": rounds, "quick": quick,
+                "available_backends": Backend::available().iter().map(|b| b.name()).collect::<Vec<_>>(),
+                "peers": { "libsecp256k1": "secp256k1 crate 0.31", "k256": "k256 0.13" } }),
+    );
+    packet.set("metrics", serde_json::Value::Object(metrics));
+    let dir = opt("--out").map(std::path::PathBuf::from).unwrap_or_else(results_dir);
+    let path = packet.write(&dir).expect("write packet");
     eprintln!("wrote {}", path.display());
     let best_name = if ratios[0].1 == ratios[1].1 { ratios[0].1.name().to_string() } else { format!("{}/{}", ratios[0].1.name(), ratios[1].1.name()) };
     println!("ecdsa_ratio_vs_libsecp256k1={:.3} schnorr_ratio_vs_libsecp256k1={:.3} backend={}", ratios[0].0, ratios[1].0, best_name);
