@@ -83,6 +83,25 @@ impl core::fmt::Display for Error {
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
 
+/// The point with x-coordinate `x` (big-endian) and the given y parity: the square root that
+/// parsing a compressed or x-only key needs, computed on the detected backend (it is most of
+/// the parsing cost, and every compressed key of a block is parsed once per input).
+fn decompress(x: &[u8; 32], odd: bool) -> Result<Ge<Fe5x52>, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::Backend::detect() == crate::Backend::Asm {
+        use crate::backend::x86_64_asm::field::Fe4x64;
+        let xf = <Fe4x64 as FieldOps>::from_be_bytes(x).ok_or(Error::FieldOverflow)?;
+        let p = Ge::<Fe4x64>::from_x(&xf, odd).ok_or(Error::NotOnCurve)?;
+        return Ok(Ge {
+            x: Fe5x52::from_u64x4(p.x.normalize().to_u64x4()),
+            y: Fe5x52::from_u64x4(p.y.normalize().to_u64x4()),
+            infinity: false,
+        });
+    }
+    let xf = Fe5x52::from_be_bytes(x).ok_or(Error::FieldOverflow)?;
+    Ge::from_x(&xf, odd).ok_or(Error::NotOnCurve)
+}
+
 /// A valid public key (a finite curve point), normalized.
 #[derive(Clone, Copy, Debug)]
 pub struct PublicKey(pub(crate) Ge<Fe5x52>);
@@ -102,9 +121,7 @@ impl PublicKey {
                 if b[0] != 0x02 && b[0] != 0x03 {
                     return Err(Error::InvalidPrefix);
                 }
-                let x = Fe5x52::from_be_bytes(b[1..33].try_into().unwrap()).ok_or(Error::FieldOverflow)?;
-                let p = Ge::from_x(&x, b[0] == 0x03).ok_or(Error::NotOnCurve)?;
-                Ok(PublicKey(p))
+                Ok(PublicKey(decompress(b[1..33].try_into().unwrap(), b[0] == 0x03)?))
             }
             65 => {
                 if !matches!(b[0], 0x04 | 0x06 | 0x07) {
@@ -175,8 +192,7 @@ impl Eq for XOnlyPublicKey {}
 impl XOnlyPublicKey {
     /// lift_x: fails when x ≥ p or x³ + 7 is not a square.
     pub fn parse(b: &[u8; 32]) -> Result<XOnlyPublicKey, Error> {
-        let x = Fe5x52::from_be_bytes(b).ok_or(Error::FieldOverflow)?;
-        Ge::from_x(&x, false).map(XOnlyPublicKey).ok_or(Error::NotOnCurve)
+        decompress(b, false).map(XOnlyPublicKey)
     }
 
     /// The 32-byte x coordinate.

@@ -635,3 +635,53 @@ fn ecdsa_r_plus_n_branch() {
     assert!(secp256k1::SECP256K1.verify_ecdsa(secp256k1::Message::from_digest(z), &lsig, &lpk).is_ok());
     assert!(super::ecdsa::verify(&pk, &z, &sig));
 }
+
+/// Key parsing decompresses on the detected backend; both backends must give the same point
+/// (or the same rejection) for every x, including x ≥ p and non-residues.
+#[test]
+fn decompress_asm_vs_portable() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::backend::x86_64_asm::field::Fe4x64;
+        use crate::backend::{require_or_skip, Backend};
+        if require_or_skip(Backend::Asm).is_none() {
+            return;
+        }
+        let mut rng = SplitMix64(test_seed() ^ 0xdec0);
+        let mut xs: Vec<[u8; 32]> = vec![[0; 32], [0xff; 32]];
+        let p = Fe5x52::from_u64x4([0xFFFF_FFFE_FFFF_FC2F, !0, !0, !0]).to_be_bytes();
+        xs.push(p);
+        for i in 0..64u8 {
+            let mut x = [0u8; 32];
+            x[31] = i;
+            xs.push(x);
+        }
+        for _ in 0..test_iters(2000) {
+            xs.push(rng.bytes32());
+        }
+        for x in xs {
+            for odd in [false, true] {
+                let a = <Fe5x52 as FieldOps>::from_be_bytes(&x).and_then(|f| Ge::from_x(&f, odd));
+                let b = <Fe4x64 as FieldOps>::from_be_bytes(&x).and_then(|f| Ge::<Fe4x64>::from_x(&f, odd));
+                match (a, b) {
+                    (None, None) => {}
+                    (Some(a), Some(b)) => {
+                        assert_eq!(a.x.normalize().to_u64x4(), b.x.normalize().to_u64x4());
+                        assert_eq!(a.y.normalize().to_u64x4(), b.y.normalize().to_u64x4());
+                    }
+                    _ => panic!("backends disagree on x = {x:02x?}"),
+                }
+                // The public parser agrees with the portable decompression.
+                let mut enc = [0u8; 33];
+                enc[0] = 2 | u8::from(odd);
+                enc[1..].copy_from_slice(&x);
+                let parsed = super::PublicKey::parse(&enc).ok();
+                assert_eq!(parsed.map(|p| p.serialize_uncompressed()[1..].to_vec()), a.map(|g| {
+                    let mut v = g.x.normalize().to_be_bytes().to_vec();
+                    v.extend_from_slice(&g.y.normalize().to_be_bytes());
+                    v
+                }));
+            }
+        }
+    }
+}
