@@ -83,7 +83,9 @@ fn bench(c: &mut Criterion) {
     let mut rng = SplitMix64(7);
     let sk = rng.bytes32();
     let msg = rng.bytes32();
-    g.bench_function(BenchmarkId::new("portable", 1), |bn| bn.iter(|| ecdsa::sign(black_box(&sk), black_box(&msg))));
+    g.bench_function(BenchmarkId::new("portable", 1), |bn| {
+        bn.iter(|| ecdsa::sign(black_box(&sk), black_box(&msg)))
+    });
     g.finish();
 }
 

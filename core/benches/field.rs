@@ -37,7 +37,9 @@ fn kernels<F: FieldOps>(c: &mut Criterion, name: &str) {
         })
     });
     g.bench_function(BenchmarkId::new(format!("fe_inv/{name}"), 1), |bn| bn.iter(|| inv(black_box(&a))));
-    g.bench_function(BenchmarkId::new(format!("fe_inv_var/{name}"), 1), |bn| bn.iter(|| inv_var(black_box(&a))));
+    g.bench_function(BenchmarkId::new(format!("fe_inv_var/{name}"), 1), |bn| {
+        bn.iter(|| inv_var(black_box(&a)))
+    });
     g.finish();
 }
 

@@ -15,9 +15,13 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("scalar");
     g.bench_function(BenchmarkId::new("mul/portable", 1), |bn| bn.iter(|| black_box(&a).mul(black_box(&b))));
     g.bench_function(BenchmarkId::new("add/portable", 1), |bn| bn.iter(|| black_box(&a).add(black_box(&b))));
-    g.bench_function(BenchmarkId::new("inv_vartime/portable", 1), |bn| bn.iter(|| black_box(&a).inv_vartime()));
+    g.bench_function(BenchmarkId::new("inv_vartime/portable", 1), |bn| {
+        bn.iter(|| black_box(&a).inv_vartime())
+    });
     g.bench_function(BenchmarkId::new("inv/portable", 1), |bn| bn.iter(|| black_box(&a).inv()));
-    g.bench_function(BenchmarkId::new("split_lambda/portable", 1), |bn| bn.iter(|| black_box(&a).split_lambda()));
+    g.bench_function(BenchmarkId::new("split_lambda/portable", 1), |bn| {
+        bn.iter(|| black_box(&a).split_lambda())
+    });
     g.bench_function(BenchmarkId::new("wnaf5/portable", 1), |bn| bn.iter(|| wnaf(black_box(&a), 5)));
     g.finish();
 }

@@ -80,7 +80,12 @@ fn sighash_benches(c: &mut Criterion) {
                 let code = [&[0x76, 0xa9, 20][..], &spent[i].script_pubkey[2..], &[0x88, 0xac]].concat();
                 let ours = ctx.bip143_sighash(i, &code, spent[i].value, 1).unwrap();
                 let theirs = cache
-                    .p2wpkh_signature_hash(i, &rspent[i].script_pubkey, rspent[i].value, bitcoin::EcdsaSighashType::All)
+                    .p2wpkh_signature_hash(
+                        i,
+                        &rspent[i].script_pubkey,
+                        rspent[i].value,
+                        bitcoin::EcdsaSighashType::All,
+                    )
                     .unwrap();
                 assert_eq!(ours, theirs.to_byte_array());
             }
@@ -127,8 +132,9 @@ fn sighash_benches(c: &mut Criterion) {
             let prevouts = bitcoin::sighash::Prevouts::All(&rspent);
             for i in [0, n_in - 1] {
                 let ours = ctx.bip341_sighash(i, 0, None, None).unwrap();
-                let theirs =
-                    cache.taproot_key_spend_signature_hash(i, &prevouts, bitcoin::TapSighashType::Default).unwrap();
+                let theirs = cache
+                    .taproot_key_spend_signature_hash(i, &prevouts, bitcoin::TapSighashType::Default)
+                    .unwrap();
                 assert_eq!(ours, theirs.to_byte_array());
             }
         }

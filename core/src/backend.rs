@@ -54,7 +54,7 @@ pub struct Cpu {
 impl Cpu {
     /// The features of the CPU this process runs on (cached).
     pub fn get() -> Cpu {
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        #[cfg(target_arch = "x86_64")]
         {
             static CPU: std::sync::OnceLock<Cpu> = std::sync::OnceLock::new();
             *CPU.get_or_init(|| Cpu {
@@ -67,7 +67,7 @@ impl Cpu {
                     && std::arch::is_x86_feature_detected!("sse4.1"),
             })
         }
-        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        #[cfg(not(target_arch = "x86_64"))]
         {
             Cpu::default()
         }
@@ -100,9 +100,7 @@ impl Backend {
         }
         match self {
             Backend::Portable => true,
-            Backend::Asm => {
-                cfg!(target_arch = "x86_64") && !cfg!(feature = "no_asm") && Cpu::get().bmi2_adx
-            }
+            Backend::Asm => cfg!(target_arch = "x86_64") && !cfg!(feature = "no_asm") && Cpu::get().bmi2_adx,
             Backend::Ifma => {
                 // The IFMA kernels arrive with their own issue; until then detection reports
                 // the hardware but never selects a backend that has no kernels.
@@ -121,27 +119,20 @@ impl Backend {
 
     /// The best available backend, or the one forced by `FULLVERIFY_BACKEND` (cached).
     pub fn detect() -> Backend {
-        #[cfg(feature = "std")]
-        {
-            static DETECTED: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
-            *DETECTED.get_or_init(|| {
-                if let Ok(name) = std::env::var("FULLVERIFY_BACKEND") {
-                    match name.parse::<Backend>() {
-                        Ok(b) if b.is_supported() => return b,
-                        Ok(b) => eprintln!(
-                            "fullverify: FULLVERIFY_BACKEND={name}: {} is not supported here; detecting",
-                            b.name()
-                        ),
-                        Err(e) => eprintln!("fullverify: {e}; detecting"),
-                    }
+        static DETECTED: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            if let Ok(name) = std::env::var("FULLVERIFY_BACKEND") {
+                match name.parse::<Backend>() {
+                    Ok(b) if b.is_supported() => return b,
+                    Ok(b) => eprintln!(
+                        "fullverify: FULLVERIFY_BACKEND={name}: {} is not supported here; detecting",
+                        b.name()
+                    ),
+                    Err(e) => eprintln!("fullverify: {e}; detecting"),
                 }
-                Backend::best()
-            })
-        }
-        #[cfg(not(feature = "std"))]
-        {
+            }
             Backend::best()
-        }
+        })
     }
 
     fn best() -> Backend {
@@ -186,7 +177,6 @@ impl fmt::Display for UnknownBackend {
     }
 }
 
-#[cfg(feature = "std")]
 impl std::error::Error for UnknownBackend {}
 
 impl core::str::FromStr for Backend {
@@ -204,16 +194,12 @@ impl core::str::FromStr for Backend {
 /// For backend tests: returns `Some(backend)` when it can run here. Otherwise prints
 /// `SKIP <backend>: missing <flags>` and returns `None`, unless `FULLVERIFY_REQUIRE_BACKENDS`
 /// names it, in which case it panics so that the skip becomes a failure.
-#[cfg(feature = "std")]
 pub fn require_or_skip(backend: Backend) -> Option<Backend> {
     if backend.is_supported() {
         return Some(backend);
     }
     let required = std::env::var("FULLVERIFY_REQUIRE_BACKENDS").unwrap_or_default();
-    let must = required
-        .split(',')
-        .filter_map(|s| s.parse::<Backend>().ok())
-        .any(|b| b == backend);
+    let must = required.split(',').filter_map(|s| s.parse::<Backend>().ok()).any(|b| b == backend);
     assert!(
         !must,
         "FULLVERIFY_REQUIRE_BACKENDS requires {backend}, but it is unavailable (needs {})",

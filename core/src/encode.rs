@@ -628,7 +628,10 @@ mod tests {
         assert_eq!(ok(&[0xfe, 0xff, 0xff, 0x00, 0x00]), Err(DecodeError::NonCanonicalCompactSize));
         assert_eq!(ok(&[0xfe, 0x00, 0x00, 0x00, 0x02]), Ok(MAX_SIZE));
         assert_eq!(ok(&[0xfe, 0x01, 0x00, 0x00, 0x02]), Err(DecodeError::CompactSizeTooLarge(MAX_SIZE + 1)));
-        assert_eq!(ok(&[0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]), Err(DecodeError::NonCanonicalCompactSize));
+        assert_eq!(
+            ok(&[0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
+            Err(DecodeError::NonCanonicalCompactSize)
+        );
         assert!(matches!(ok(&[0xfd, 0x00]), Err(DecodeError::UnexpectedEnd { .. })));
         for v in [0u64, 1, 0xfc, 0xfd, 0xffff, 0x10000, MAX_SIZE] {
             let mut b = Vec::new();

@@ -23,20 +23,15 @@
 //!
 //! Later layers (blocks and their contextual checks, the UTXO set, the replay pipeline) follow
 //! the order in `ARCHITECTURE.md`.
-#![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod backend;
-#[cfg(feature = "std")]
 pub mod encode;
 pub mod hash;
 pub mod muhash;
-#[cfg(feature = "std")]
 pub mod script;
 pub mod secp256k1;
-#[cfg(feature = "std")]
 pub mod sighash;
 
-#[cfg(feature = "std")]
 #[doc(hidden)]
 pub mod testutil;
 

@@ -172,7 +172,9 @@ impl Num3072 {
         let x768 = x384.sqr_n(384).mul(&x384);
         let x1536 = x768.sqr_n(768).mul(&x768);
         let mut acc = x1536;
-        for (k, xk) in [(768, &x768), (384, &x384), (192, &x192), (96, &x96), (48, &x48), (24, &x24), (3, &x3)] {
+        for (k, xk) in
+            [(768, &x768), (384, &x384), (192, &x192), (96, &x96), (48, &x48), (24, &x24), (3, &x3)]
+        {
             acc = acc.sqr_n(k).mul(xk);
         }
         // acc = a^(2^3051 − 1). Now the low 21 bits of the exponent: 993433.

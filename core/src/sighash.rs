@@ -211,7 +211,8 @@ impl<'a> TxContext<'a> {
     pub fn legacy_sighash(&self, input_index: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
         let tx = self.tx;
         let base = hash_type & 0x1f;
-        let all_class = hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE;
+        let all_class =
+            hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE;
         if !all_class || tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS || input_index >= tx.inputs.len() {
             return legacy_sighash(tx, input_index, script_code, hash_type);
         }
@@ -321,7 +322,14 @@ impl<'a> TxContext<'a> {
     }
 
     /// Steps 4-10: the input's own fields, outputs, locktime and hash type.
-    fn bip143_write_rest<S: Sink>(&self, s: &mut S, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) {
+    fn bip143_write_rest<S: Sink>(
+        &self,
+        s: &mut S,
+        n_in: usize,
+        script_code: &[u8],
+        amount: i64,
+        hash_type: u32,
+    ) {
         let tx = self.tx;
         let base = hash_type & 0x1f;
         let zero = [0u8; 32];
@@ -554,7 +562,13 @@ pub fn legacy_preimage(tx: &Transaction, n_in: usize, script_code: &[u8], hash_t
 }
 
 /// Writes the legacy preimage; false (nothing written) in the "1" cases.
-fn legacy_write<S: Sink>(s: &mut S, tx: &Transaction, n_in: usize, script_code: &[u8], hash_type: u32) -> bool {
+fn legacy_write<S: Sink>(
+    s: &mut S,
+    tx: &Transaction,
+    n_in: usize,
+    script_code: &[u8],
+    hash_type: u32,
+) -> bool {
     if n_in >= tx.inputs.len() {
         return false;
     }

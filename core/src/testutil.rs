@@ -45,10 +45,8 @@ pub fn vector_file(rel: &str) -> Option<PathBuf> {
 
 /// The test seed: `FULLVERIFY_TEST_SEED` or a fixed default; printed once per call site.
 pub fn test_seed() -> u64 {
-    let seed = std::env::var("FULLVERIFY_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_f00d_u64);
+    let seed =
+        std::env::var("FULLVERIFY_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_f00d_u64);
     eprintln!("FULLVERIFY_TEST_SEED={seed}");
     seed
 }

@@ -36,7 +36,9 @@ fn check(rel: &str, hash: &str, n_tx: usize) {
             .outputs
             .iter()
             .rev()
-            .find(|o| o.script_pubkey.len() >= 38 && o.script_pubkey[..6] == [0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed])
+            .find(|o| {
+                o.script_pubkey.len() >= 38 && o.script_pubkey[..6] == [0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed]
+            })
             .expect("commitment output");
         assert_eq!(commit.script_pubkey[6..38], sha256d(&[&root[..], reserved].concat()));
     }
@@ -44,7 +46,11 @@ fn check(rel: &str, hash: &str, n_tx: usize) {
 
 #[test]
 fn block_decode_vs_known_hashes_and_roots() {
-    check("blocks/mainnet_702861.block.raw", "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae", 2500);
+    check(
+        "blocks/mainnet_702861.block.raw",
+        "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae",
+        2500,
+    );
     check("core/block413567.raw", "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069", 1557);
     check(
         "blocks_with_prevouts/mainnet_866342.block.zst",

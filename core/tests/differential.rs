@@ -105,24 +105,27 @@ fn case() -> impl Strategy<Value = Case> {
         prop::sample::select(vec![u32::MAX, 0, 10, 1 << 22 | 5, 1 << 31]),
         0i64..100_000,
     )
-        .prop_map(|(kind, a, b, key, flags_idx, hash_type, corrupt, version, lock_time, sequence, amount)| Case {
-            kind,
-            a,
-            b,
-            key,
-            flags_idx,
-            hash_type,
-            corrupt,
-            version,
-            lock_time,
-            sequence,
-            amount,
-        })
+        .prop_map(
+            |(kind, a, b, key, flags_idx, hash_type, corrupt, version, lock_time, sequence, amount)| Case {
+                kind,
+                a,
+                b,
+                key,
+                flags_idx,
+                hash_type,
+                corrupt,
+                version,
+                lock_time,
+                sequence,
+                amount,
+            },
+        )
 }
 
 /// Builds (spending tx, spent output) for a case; signatures are made over the final tx.
 fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
-    let sk = SecretKey::from_secret_bytes(c.key).unwrap_or_else(|_| SecretKey::from_secret_bytes([1; 32]).unwrap());
+    let sk = SecretKey::from_secret_bytes(c.key)
+        .unwrap_or_else(|_| SecretKey::from_secret_bytes([1; 32]).unwrap());
     let pk = libsecp::PublicKey::from_secret_key(&sk).serialize();
     let kp = Keypair::from_secret_key(&sk);
     let (xonly, _) = kp.x_only_public_key();
@@ -240,8 +243,15 @@ fn core_verdict(tx: &fullverify::encode::Transaction, spent: &TxOut, flags: u32)
         script_pubkey_len: spent.script_pubkey.len() as u32,
         value: spent.value,
     };
-    bitcoinconsensus::verify_with_flags(&spent.script_pubkey, spent.value as u64, &bytes, Some(&[utxo]), 0, flags)
-        .is_ok()
+    bitcoinconsensus::verify_with_flags(
+        &spent.script_pubkey,
+        spent.value as u64,
+        &bytes,
+        Some(&[utxo]),
+        0,
+        flags,
+    )
+    .is_ok()
 }
 
 proptest! {
@@ -274,8 +284,9 @@ fn differential_generator_reaches_both_verdicts() {
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let mut seen = [[false; 2]; 8];
-    let flags =
-        fullverify::script::flags::P2SH | fullverify::script::flags::WITNESS | fullverify::script::flags::TAPROOT;
+    let flags = fullverify::script::flags::P2SH
+        | fullverify::script::flags::WITNESS
+        | fullverify::script::flags::TAPROOT;
     for _ in 0..4000 {
         let c = case().new_tree(&mut runner).unwrap().current();
         let (tx, spent) = build(&c);

@@ -13,9 +13,21 @@ use fullverify::Backend;
 /// (file, display block hash, has a witness commitment)
 const BLOCKS: &[(&str, &str, bool)] = &[
     ("core/block413567.raw", "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069", false),
-    ("blocks/mainnet_702861.block.raw", "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae", true),
-    ("blocks_with_prevouts/mainnet_866342.block.zst", "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1", true),
-    ("blocks_with_prevouts/testnet3_928816.block.raw", "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", true),
+    (
+        "blocks/mainnet_702861.block.raw",
+        "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae",
+        true,
+    ),
+    (
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1",
+        true,
+    ),
+    (
+        "blocks_with_prevouts/testnet3_928816.block.raw",
+        "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378",
+        true,
+    ),
 ];
 
 fn display(h: &[u8; 32]) -> String {
@@ -49,7 +61,10 @@ fn real_block_merkle_roots_every_backend() {
                 .outputs
                 .iter()
                 .rev()
-                .find(|o| o.script_pubkey.len() >= 38 && o.script_pubkey[..6] == [0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed])
+                .find(|o| {
+                    o.script_pubkey.len() >= 38
+                        && o.script_pubkey[..6] == [0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed]
+                })
                 .expect("witness commitment output");
             assert_eq!(out.script_pubkey[6..38], commitment, "{file}: witness commitment");
         }

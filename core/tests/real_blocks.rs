@@ -69,7 +69,8 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
 
     // Mutations, stratified by the kind of output spent: up to `per_kind` inputs of each
     // kind, each mutated three ways.
-    let mut by_kind: std::collections::BTreeMap<&'static str, Vec<(usize, usize, usize)>> = Default::default();
+    let mut by_kind: std::collections::BTreeMap<&'static str, Vec<(usize, usize, usize)>> =
+        Default::default();
     let mut k = 0;
     for (t, tx) in b.block.txdata.iter().enumerate() {
         if tx.is_coinbase() {
@@ -85,8 +86,8 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
     for (kind, inputs) in &by_kind {
         for n in 0..per_kind.min(inputs.len()) {
             // A deterministic spread: a random pick for each slot.
-            let (t, i, base) =
-                inputs[if inputs.len() <= per_kind { n } else { (rng.next_u64() % inputs.len() as u64) as usize }];
+            let (t, i, base) = inputs
+                [if inputs.len() <= per_kind { n } else { (rng.next_u64() % inputs.len() as u64) as usize }];
             for m in [Mutation::SigByte, Mutation::Amount, Mutation::SpkByte] {
                 let mut tx = b.block.txdata[t].clone();
                 let mut spent: Vec<TxOut> = b.spent[base..base + tx.inputs.len()].to_vec();
@@ -118,7 +119,9 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
                 assert!(
                     verify_input(&ctx, i, b.flags, &SecpVerifier).is_err(),
                     "{m:?} on {kind} tx {t} input {i} still verifies; witness script {}",
-                    fullverify::script::asm::to_asm(tx.inputs[i].witness.last().map(|w| &w[..]).unwrap_or(&[]))
+                    fullverify::script::asm::to_asm(
+                        tx.inputs[i].witness.last().map(|w| &w[..]).unwrap_or(&[])
+                    )
                 );
                 // Other inputs still pass (up to 16 of them), except taproot inputs when an
                 // amount or scriptPubKey (which BIP341 commits to for all inputs) changed.

@@ -8,7 +8,9 @@ use common::{harness, SecpVerifier};
 
 #[test]
 fn interpreter_vs_core_script_assets() {
-    let Some(j) = common::load_json("script_assets/script_assets_test.btcd_taproot_ref.json.gz") else { return };
+    let Some(j) = common::load_json("script_assets/script_assets_test.btcd_taproot_ref.json.gz") else {
+        return;
+    };
     let o = harness::run_script_assets(&j, &SecpVerifier);
     assert_eq!(o.passed + o.failed, 2760);
     o.assert_all_passed("script_assets");
@@ -16,7 +18,9 @@ fn interpreter_vs_core_script_assets() {
 
 #[test]
 fn interpreter_with_native_verifier_vs_core_script_assets() {
-    let Some(j) = common::load_json("script_assets/script_assets_test.btcd_taproot_ref.json.gz") else { return };
+    let Some(j) = common::load_json("script_assets/script_assets_test.btcd_taproot_ref.json.gz") else {
+        return;
+    };
     let o = harness::run_script_assets(&j, &fullverify::script::NativeVerifier);
     assert_eq!(o.passed + o.failed, 2760);
     o.assert_all_passed("script_assets (native)");

@@ -70,7 +70,11 @@ fn ecdsa_cases(seed: u64, iters: usize) {
         // One mutation per case, compared with libsecp256k1 (Core semantics).
         let mut compact = sig.to_compact();
         let mut m = msg;
-        let mut pkb = if rng.next_u64() & 1 == 0 { pk.serialize_compressed().to_vec() } else { pk.serialize_uncompressed().to_vec() };
+        let mut pkb = if rng.next_u64() & 1 == 0 {
+            pk.serialize_compressed().to_vec()
+        } else {
+            pk.serialize_uncompressed().to_vec()
+        };
         let bit = (rng.next_u64() % 256) as usize;
         match i % 9 {
             0 => compact[bit / 8] ^= 1 << (bit % 8),
@@ -150,9 +154,9 @@ fn schnorr_cases(seed: u64, iters: usize) {
             5 => s2[32..].fill(0xFF),
             _ => s2[..32].copy_from_slice(&pkb),
         }
-        let theirs = ls::XOnlyPublicKey::from_byte_array(pkb)
-            .ok()
-            .map(|pk| ls::SECP256K1.verify_schnorr(&ls::schnorr::Signature::from_byte_array(s2), &m2, &pk).is_ok());
+        let theirs = ls::XOnlyPublicKey::from_byte_array(pkb).ok().map(|pk| {
+            ls::SECP256K1.verify_schnorr(&ls::schnorr::Signature::from_byte_array(s2), &m2, &pk).is_ok()
+        });
         let ours = XOnlyPublicKey::parse(&pkb).ok().map(|pk| {
             let v = schnorr::verify(&pk, &m2, &s2);
             for b in Backend::available() {

@@ -33,36 +33,38 @@ fn check_der(b: &[u8]) {
 
 /// Byte strings shaped like DER signatures with random damage.
 fn der_like() -> impl Strategy<Value = Vec<u8>> {
-    (any::<[u8; 32]>(), any::<[u8; 32]>(), 0usize..40, 0usize..40, any::<u64>()).prop_map(|(r, s, rl, sl, m)| {
-        let rl = rl.min(33);
-        let sl = sl.min(33);
-        let mut v = vec![0x30, 0, 0x02, rl as u8];
-        v.extend((0..rl).map(|i| if i == 0 && m & 1 == 1 { 0 } else { r[i % 32] }));
-        v.push(0x02);
-        v.push(sl as u8);
-        v.extend((0..sl).map(|i| if i == 0 && m & 2 == 2 { 0 } else { s[i % 32] }));
-        v[1] = (v.len() - 2) as u8;
-        match (m >> 2) % 8 {
-            0 => v[1] = v[1].wrapping_add(1),
-            1 => v.push((m >> 8) as u8),
-            2 => {
-                // Long-form sequence length.
-                let l = v[1];
-                v[1] = 0x81;
-                v.insert(2, l);
+    (any::<[u8; 32]>(), any::<[u8; 32]>(), 0usize..40, 0usize..40, any::<u64>()).prop_map(
+        |(r, s, rl, sl, m)| {
+            let rl = rl.min(33);
+            let sl = sl.min(33);
+            let mut v = vec![0x30, 0, 0x02, rl as u8];
+            v.extend((0..rl).map(|i| if i == 0 && m & 1 == 1 { 0 } else { r[i % 32] }));
+            v.push(0x02);
+            v.push(sl as u8);
+            v.extend((0..sl).map(|i| if i == 0 && m & 2 == 2 { 0 } else { s[i % 32] }));
+            v[1] = (v.len() - 2) as u8;
+            match (m >> 2) % 8 {
+                0 => v[1] = v[1].wrapping_add(1),
+                1 => v.push((m >> 8) as u8),
+                2 => {
+                    // Long-form sequence length.
+                    let l = v[1];
+                    v[1] = 0x81;
+                    v.insert(2, l);
+                }
+                3 => {
+                    let i = (m >> 16) as usize % v.len();
+                    v[i] ^= (m >> 24) as u8;
+                }
+                4 => {
+                    let l = (m >> 32) as usize % v.len();
+                    v.truncate(l);
+                }
+                _ => {}
             }
-            3 => {
-                let i = (m >> 16) as usize % v.len();
-                v[i] ^= (m >> 24) as u8;
-            }
-            4 => {
-                let l = (m >> 32) as usize % v.len();
-                v.truncate(l);
-            }
-            _ => {}
-        }
-        v
-    })
+            v
+        },
+    )
 }
 
 proptest! {
@@ -142,7 +144,11 @@ fn known_der_edge_cases() {
     check_der(&garbage);
     // A zero or overflowing signature never verifies.
     let pk = PublicKey::from_secret(&[1u8; 32]).unwrap();
-    let zero = ecdsa::Signature::from_der_lax(&hex::decode("3026022100ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff020101").unwrap()).unwrap();
+    let zero = ecdsa::Signature::from_der_lax(
+        &hex::decode("3026022100ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff020101")
+            .unwrap(),
+    )
+    .unwrap();
     assert!(zero.r.is_zero() && zero.s.is_zero());
     assert!(!ecdsa::verify(&pk, &[0u8; 32], &zero));
     assert!(!ecdsa::verify(&pk, &[0u8; 32], &lax));

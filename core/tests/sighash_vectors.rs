@@ -79,7 +79,8 @@ fn legacy_sighash_20000_inputs_is_linear_per_input() {
         outputs: (0..3).map(|i| TxOut { value: 1000 * i, script_pubkey: vec![0x51; 25] }).collect(),
         lock_time: 0,
     };
-    let script = [0x76, 0xa9, 0x14, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 0x88, 0xac];
+    let script =
+        [0x76, 0xa9, 0x14, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 0x88, 0xac];
     let ctx = TxContext::new(&tx, None);
     // Correctness against the naive reference on a few inputs and hash types (the cached
     // prefix path for ALL-class types, the direct path for the others).
@@ -91,8 +92,16 @@ fn legacy_sighash_20000_inputs_is_linear_per_input() {
         (777, 0),
         (n / 2, 0x41),
     ] {
-        assert_eq!(ctx.legacy_sighash(i, &script, ht), legacy_reference(&tx, i, &script, ht), "input {i} type {ht:#x}");
-        assert_eq!(ctx.legacy_sighash(i, &script, ht), legacy_sighash(&tx, i, &script, ht), "input {i} type {ht:#x}");
+        assert_eq!(
+            ctx.legacy_sighash(i, &script, ht),
+            legacy_reference(&tx, i, &script, ht),
+            "input {i} type {ht:#x}"
+        );
+        assert_eq!(
+            ctx.legacy_sighash(i, &script, ht),
+            legacy_sighash(&tx, i, &script, ht),
+            "input {i} type {ht:#x}"
+        );
     }
     // SIGHASH_SINGLE beyond the outputs signs the constant "1".
     assert_eq!(legacy_sighash(&tx, 5, &script, SIGHASH_SINGLE), fullverify::sighash::ONE_HASH);

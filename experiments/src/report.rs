@@ -34,8 +34,18 @@ pub struct Machine {
 
 /// CPU flags that matter to some backend or kernel.
 const RELEVANT_FLAGS: &[&str] = &[
-    "bmi2", "adx", "sha_ni", "avx2", "avx512f", "avx512ifma", "avx512vl", "avx512bw", "sse4_1",
-    "ssse3", "aes", "pclmulqdq",
+    "bmi2",
+    "adx",
+    "sha_ni",
+    "avx2",
+    "avx512f",
+    "avx512ifma",
+    "avx512vl",
+    "avx512bw",
+    "sse4_1",
+    "ssse3",
+    "aes",
+    "pclmulqdq",
 ];
 
 impl Machine {
@@ -52,7 +62,8 @@ impl Machine {
         let model = field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string());
         let all: Vec<String> =
             field("flags").unwrap_or_default().split_whitespace().map(str::to_string).collect();
-        let flags = RELEVANT_FLAGS.iter().filter(|f| all.iter().any(|a| a == *f)).map(|f| f.to_string()).collect();
+        let flags =
+            RELEVANT_FLAGS.iter().filter(|f| all.iter().any(|a| a == *f)).map(|f| f.to_string()).collect();
         let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
         let mem_total_bytes = meminfo
             .lines()
@@ -169,12 +180,10 @@ impl Packet {
 
 /// The `results/` folder: `$FULLVERIFY_RESULTS`, else `results/` of the workspace.
 pub fn results_dir() -> PathBuf {
-    std::env::var_os("FULLVERIFY_RESULTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-            manifest.parent().unwrap_or(manifest).join("results")
-        })
+    std::env::var_os("FULLVERIFY_RESULTS").map(PathBuf::from).unwrap_or_else(|| {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        manifest.parent().unwrap_or(manifest).join("results")
+    })
 }
 
 #[cfg(test)]
@@ -194,8 +203,19 @@ mod tests {
         p.set("metrics", json!({"x": 2}));
         let v = p.to_json();
         for key in [
-            "schema_version", "experiment", "run_id", "git_rev", "dirty", "rustc", "profile",
-            "target", "cpu", "backend", "threads", "params", "metrics",
+            "schema_version",
+            "experiment",
+            "run_id",
+            "git_rev",
+            "dirty",
+            "rustc",
+            "profile",
+            "target",
+            "cpu",
+            "backend",
+            "threads",
+            "params",
+            "metrics",
         ] {
             assert!(v.get(key).is_some(), "missing {key}");
         }

@@ -11,12 +11,19 @@ fn vectors() -> Option<std::path::PathBuf> {
 #[test]
 fn conformance_runner_passes_shared_vectors() {
     let Some(dir) = vectors() else { return };
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance")).arg("--vectors").arg(&dir).output().expect("runs");
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_conformance")).arg("--vectors").arg(&dir).output().expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "runner failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("core/script_tests.json: 1222 passed, 0 failed"), "{stdout}");
-    assert!(stdout.contains("script_assets/script_assets_test.btcd_taproot_ref.json.gz: 2760 passed, 0 failed"), "{stdout}");
-    assert!(stdout.contains("blocks_with_prevouts/mainnet_866342.block.zst: 7972 passed, 0 failed"), "{stdout}");
+    assert!(
+        stdout.contains("script_assets/script_assets_test.btcd_taproot_ref.json.gz: 2760 passed, 0 failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("blocks_with_prevouts/mainnet_866342.block.zst: 7972 passed, 0 failed"),
+        "{stdout}"
+    );
     let last = stdout.lines().last().unwrap_or("");
     assert!(last.ends_with(" passed, 0 failed"), "{last}");
 }
@@ -33,8 +40,13 @@ fn conformance_runner_fails_on_bad_files() {
     assert_ne!(text, tampered);
     std::fs::write(tmp.join("core/script_tests_tampered.json"), tampered).unwrap();
     std::fs::write(tmp.join("core/tx_valid_broken.json"), "not json").unwrap();
-    std::fs::copy(dir.join("core/block413567.raw"), tmp.join("blocks_with_prevouts/mainnet_413567.block.raw")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance")).arg("--vectors").arg(&tmp).output().expect("runs");
+    std::fs::copy(
+        dir.join("core/block413567.raw"),
+        tmp.join("blocks_with_prevouts/mainnet_413567.block.raw"),
+    )
+    .unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_conformance")).arg("--vectors").arg(&tmp).output().expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     std::fs::remove_dir_all(&tmp).ok();
     assert!(!out.status.success(), "{stdout}");

@@ -39,7 +39,10 @@ fn parse_backend(n: &str) -> PyResult<fullverify::Backend> {
     if b.is_supported() {
         Ok(b)
     } else {
-        Err(Error::new_err(format!("backend {b} is not available on this CPU (needs {})", b.required_flags())))
+        Err(Error::new_err(format!(
+            "backend {b} is not available on this CPU (needs {})",
+            b.required_flags()
+        )))
     }
 }
 

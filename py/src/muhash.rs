@@ -60,9 +60,9 @@ impl PyMuHash {
     /// Inverse of ``serialize``.
     #[staticmethod]
     fn deserialize(data: &[u8]) -> PyResult<Self> {
-        let b: &[u8; 768] = data
-            .try_into()
-            .map_err(|_| Error::new_err(format!("MuHash3072 serialization is 768 bytes, got {}", data.len())))?;
+        let b: &[u8; 768] = data.try_into().map_err(|_| {
+            Error::new_err(format!("MuHash3072 serialization is 768 bytes, got {}", data.len()))
+        })?;
         Ok(PyMuHash(fullverify::muhash::MuHash3072::deserialize(b)))
     }
 

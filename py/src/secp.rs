@@ -38,7 +38,8 @@ fn be32_to_int<'py>(py: Python<'py>, b: &[u8; 32]) -> PyResult<Bound<'py, PyAny>
 }
 
 fn fe(v: &Bound<'_, PyAny>, what: &str) -> PyResult<FieldElement> {
-    FieldElement::from_bytes(&int_to_be32(v, what)?).map_err(|_| Error::new_err(format!("{what} must be below p")))
+    FieldElement::from_bytes(&int_to_be32(v, what)?)
+        .map_err(|_| Error::new_err(format!("{what} must be below p")))
 }
 
 fn sc(v: &Bound<'_, PyAny>, what: &str) -> PyResult<Scalar> {
@@ -120,7 +121,11 @@ fn fe_sqrt<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Option<Bound
 
 /// `(a + b) mod n`.
 #[pyfunction]
-fn scalar_add<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+fn scalar_add<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     sc_out(py, &sc(a, "a")?.add(&sc(b, "b")?))
 }
 
@@ -132,7 +137,11 @@ fn scalar_neg<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py
 
 /// `a·b mod n`.
 #[pyfunction]
-fn scalar_mul<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+fn scalar_mul<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     sc_out(py, &sc(a, "a")?.mul(&sc(b, "b")?))
 }
 
@@ -168,7 +177,11 @@ pub struct PyGlvSplit {
 #[pymethods]
 impl PyGlvSplit {
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        (self.k1.clone_ref(py), self.k2.clone_ref(py)).into_pyobject(py)?.into_any().try_iter().map(|i| i.into_any())
+        (self.k1.clone_ref(py), self.k2.clone_ref(py))
+            .into_pyobject(py)?
+            .into_any()
+            .try_iter()
+            .map(|i| i.into_any())
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -329,7 +342,11 @@ impl PyPoint {
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(match (self.x(py)?, self.y(py)?) {
-            (Some(x), Some(y)) => format!("Point({}, {})", x.call_method1("__format__", ("#066x",))?, y.call_method1("__format__", ("#066x",))?),
+            (Some(x), Some(y)) => format!(
+                "Point({}, {})",
+                x.call_method1("__format__", ("#066x",))?,
+                y.call_method1("__format__", ("#066x",))?
+            ),
             _ => "Point.infinity()".to_string(),
         })
     }
@@ -350,7 +367,13 @@ fn ecdsa_sign<'py>(py: Python<'py>, seckey: &[u8], msg32: &[u8]) -> PyResult<Bou
 /// Malformed keys or signatures return False.
 #[pyfunction]
 #[pyo3(signature = (pubkey, msg32, sig_der, backend=None))]
-fn ecdsa_verify(py: Python<'_>, pubkey: &[u8], msg32: &[u8], sig_der: &[u8], backend: Option<&str>) -> PyResult<bool> {
+fn ecdsa_verify(
+    py: Python<'_>,
+    pubkey: &[u8],
+    msg32: &[u8],
+    sig_der: &[u8],
+    backend: Option<&str>,
+) -> PyResult<bool> {
     let m = bytes32(msg32, "msg32")?;
     let b = backend_arg(backend)?;
     let (Ok(pk), Ok(mut sig)) = (PublicKey::parse(pubkey), ecdsa::Signature::from_der_lax(sig_der)) else {
@@ -363,7 +386,11 @@ fn ecdsa_verify(py: Python<'_>, pubkey: &[u8], msg32: &[u8], sig_der: &[u8], bac
 /// Parses a DER signature: strict DER unless `lax` (Core's lax parser); returns `(r, s)`.
 #[pyfunction]
 #[pyo3(signature = (sig_der, lax=false))]
-fn ecdsa_parse_der<'py>(py: Python<'py>, sig_der: &[u8], lax: bool) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+fn ecdsa_parse_der<'py>(
+    py: Python<'py>,
+    sig_der: &[u8],
+    lax: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let sig = if lax { ecdsa::Signature::from_der_lax(sig_der) } else { ecdsa::Signature::from_der(sig_der) }
         .map_err(err)?;
     let c = sig.to_compact();
@@ -374,7 +401,11 @@ fn ecdsa_parse_der<'py>(py: Python<'py>, sig_der: &[u8], lax: bool) -> PyResult<
 /// The public key of a secret key (33-byte compressed, or 65 bytes).
 #[pyfunction]
 #[pyo3(signature = (seckey, compressed=true))]
-fn pubkey_from_secret<'py>(py: Python<'py>, seckey: &[u8], compressed: bool) -> PyResult<Bound<'py, PyBytes>> {
+fn pubkey_from_secret<'py>(
+    py: Python<'py>,
+    seckey: &[u8],
+    compressed: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
     let pk = PublicKey::from_secret(&bytes32(seckey, "seckey")?).map_err(err)?;
     Ok(if compressed {
         PyBytes::new(py, &pk.serialize_compressed())
@@ -388,7 +419,12 @@ fn pubkey_from_secret<'py>(py: Python<'py>, seckey: &[u8], compressed: bool) -> 
 /// BIP340 signature of `msg` (any length) with 32 bytes of auxiliary randomness.
 #[pyfunction]
 #[pyo3(signature = (seckey, msg, aux_rand=None))]
-fn schnorr_sign<'py>(py: Python<'py>, seckey: &[u8], msg: &[u8], aux_rand: Option<&[u8]>) -> PyResult<Bound<'py, PyBytes>> {
+fn schnorr_sign<'py>(
+    py: Python<'py>,
+    seckey: &[u8],
+    msg: &[u8],
+    aux_rand: Option<&[u8]>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let sk = bytes32(seckey, "seckey")?;
     let aux = match aux_rand {
         Some(a) => bytes32(a, "aux_rand")?,
@@ -401,7 +437,13 @@ fn schnorr_sign<'py>(py: Python<'py>, seckey: &[u8], msg: &[u8], aux_rand: Optio
 /// bytes, verifies as False.
 #[pyfunction]
 #[pyo3(signature = (pubkey, msg, sig, backend=None))]
-fn schnorr_verify(py: Python<'_>, pubkey: &[u8], msg: &[u8], sig: &[u8], backend: Option<&str>) -> PyResult<bool> {
+fn schnorr_verify(
+    py: Python<'_>,
+    pubkey: &[u8],
+    msg: &[u8],
+    sig: &[u8],
+    backend: Option<&str>,
+) -> PyResult<bool> {
     let b = backend_arg(backend)?;
     let (Ok(pk32), Ok(sig64)) = (<[u8; 32]>::try_from(pubkey), <[u8; 64]>::try_from(sig)) else {
         return Ok(false);
@@ -421,7 +463,11 @@ fn xonly_pubkey<'py>(py: Python<'py>, seckey: &[u8]) -> PyResult<Bound<'py, PyBy
 
 /// BIP341 output key: `internal + tweak·G` as `(xonly32, parity)`.
 #[pyfunction]
-fn xonly_tweak_add<'py>(py: Python<'py>, internal: &[u8], tweak: &[u8]) -> PyResult<(Bound<'py, PyBytes>, bool)> {
+fn xonly_tweak_add<'py>(
+    py: Python<'py>,
+    internal: &[u8],
+    tweak: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, bool)> {
     let pk = XOnlyPublicKey::parse(&bytes32(internal, "internal")?).map_err(err)?;
     let (q, parity) = pk.tweak_add(&bytes32(tweak, "tweak")?).map_err(err)?;
     Ok((PyBytes::new(py, &q.serialize()), parity))
@@ -432,7 +478,12 @@ fn xonly_tweak_add<'py>(py: Python<'py>, internal: &[u8], tweak: &[u8]) -> PyRes
 /// nanoseconds per verification: the baseline for measuring Python call overhead.
 #[pyfunction]
 #[pyo3(signature = (items, repeat=1, backend=None))]
-fn time_ecdsa_verify(py: Python<'_>, items: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>, repeat: usize, backend: Option<&str>) -> PyResult<f64> {
+fn time_ecdsa_verify(
+    py: Python<'_>,
+    items: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    repeat: usize,
+    backend: Option<&str>,
+) -> PyResult<f64> {
     let b = backend_arg(backend)?;
     let mut parsed = Vec::with_capacity(items.len());
     for (pk, m, sig) in &items {

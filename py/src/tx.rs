@@ -56,7 +56,8 @@ fn flags_arg(f: &Bound<'_, PyAny>) -> PyResult<u32> {
     if let Ok(s) = f.cast::<PyString>() {
         return flags::parse(&s.to_cow()?).map_err(Error::new_err);
     }
-    let v: u32 = f.extract().map_err(|_| PyTypeError::new_err("flags must be an int or a str of flag names"))?;
+    let v: u32 =
+        f.extract().map_err(|_| PyTypeError::new_err("flags must be an int or a str of flag names"))?;
     if v & !flags::ALL.iter().fold(0, |a, (_, b)| a | b) != 0 {
         return Err(Error::new_err(format!("unknown flag bits in {v:#x}")));
     }
@@ -144,14 +145,25 @@ impl PyTransaction {
         self.0.check().err().map(|e| e.reason())
     }
     fn __repr__(&self) -> String {
-        format!("Transaction(txid={}, inputs={}, outputs={})", display_hex(&self.0.txid()), self.0.inputs.len(), self.0.outputs.len())
+        format!(
+            "Transaction(txid={}, inputs={}, outputs={})",
+            display_hex(&self.0.txid()),
+            self.0.inputs.len(),
+            self.0.outputs.len()
+        )
     }
 }
 
 /// Legacy (pre-segwit) signature hash, including FindAndDelete-free script code handling,
 /// the SIGHASH_SINGLE out-of-range "1" hash and any 32-bit hash type.
 #[pyfunction]
-fn legacy_sighash<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, index: usize, script_code: &[u8], hash_type: i64) -> PyResult<Bound<'py, PyBytes>> {
+fn legacy_sighash<'py>(
+    py: Python<'py>,
+    tx: &Bound<'py, PyAny>,
+    index: usize,
+    script_code: &[u8],
+    hash_type: i64,
+) -> PyResult<Bound<'py, PyBytes>> {
     let t = tx_arg(tx)?;
     index_arg(&t, index)?;
     let h = py.detach(|| fullverify::sighash::legacy_sighash(&t, index, script_code, hash_type as u32));
@@ -160,17 +172,32 @@ fn legacy_sighash<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, index: usize, sc
 
 /// BIP143 preimage (the bytes whose double SHA-256 is the sighash).
 #[pyfunction]
-fn bip143_preimage<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> PyResult<Bound<'py, PyBytes>> {
+fn bip143_preimage<'py>(
+    py: Python<'py>,
+    tx: &Bound<'py, PyAny>,
+    index: usize,
+    script_code: &[u8],
+    amount: i64,
+    hash_type: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
     let t = tx_arg(tx)?;
     index_arg(&t, index)?;
     let ctx = TxContext::new(&t, None);
-    let p = ctx.bip143_preimage(index, script_code, amount, hash_type).map_err(|e| pyerr(format!("{e:?}")))?;
+    let p =
+        ctx.bip143_preimage(index, script_code, amount, hash_type).map_err(|e| pyerr(format!("{e:?}")))?;
     Ok(PyBytes::new(py, &p))
 }
 
 /// BIP143 signature hash.
 #[pyfunction]
-fn bip143_sighash<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, index: usize, script_code: &[u8], amount: i64, hash_type: u32) -> PyResult<Bound<'py, PyBytes>> {
+fn bip143_sighash<'py>(
+    py: Python<'py>,
+    tx: &Bound<'py, PyAny>,
+    index: usize,
+    script_code: &[u8],
+    amount: i64,
+    hash_type: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
     let t = tx_arg(tx)?;
     index_arg(&t, index)?;
     let ctx = TxContext::new(&t, None);
@@ -192,7 +219,11 @@ fn bip143_hashes<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>) -> PyResult<Bound
 
 /// BIP341 aggregate hashes (single SHA-256s) over the transaction and its spent outputs.
 #[pyfunction]
-fn bip341_hashes<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>, spent_outputs: Vec<(i64, Vec<u8>)>) -> PyResult<Bound<'py, PyDict>> {
+fn bip341_hashes<'py>(
+    py: Python<'py>,
+    tx: &Bound<'py, PyAny>,
+    spent_outputs: Vec<(i64, Vec<u8>)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let t = tx_arg(tx)?;
     let spent = spent_arg(&t, Some(spent_outputs))?;
     let ctx = TxContext::new(&t, spent.as_deref());
@@ -216,7 +247,8 @@ fn tap_args(annex: Option<&[u8]>, leaf_hash: Option<&[u8]>, codesep_pos: u32) ->
     let leaf = match leaf_hash {
         None => None,
         Some(l) => Some((
-            <[u8; 32]>::try_from(l).map_err(|_| Error::new_err(format!("leaf_hash must be 32 bytes, got {}", l.len())))?,
+            <[u8; 32]>::try_from(l)
+                .map_err(|_| Error::new_err(format!("leaf_hash must be 32 bytes, got {}", l.len())))?,
             codesep_pos,
         )),
     };
@@ -248,7 +280,8 @@ fn bip341_sigmsg<'py>(
     let spent = spent_arg(&t, Some(spent_outputs))?;
     let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
     let ctx = TxContext::new(&t, spent.as_deref());
-    let m = ctx.bip341_sigmsg(index, hash_type, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))?;
+    let m =
+        ctx.bip341_sigmsg(index, hash_type, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))?;
     Ok(PyBytes::new(py, &m))
 }
 
@@ -271,7 +304,8 @@ fn bip341_sighash<'py>(
     let spent = spent_arg(&t, Some(spent_outputs))?;
     let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
     let ctx = TxContext::new(&t, spent.as_deref());
-    let h = ctx.bip341_sighash(index, hash_type, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))?;
+    let h =
+        ctx.bip341_sighash(index, hash_type, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))?;
     Ok(PyBytes::new(py, &h))
 }
 
@@ -279,7 +313,13 @@ fn bip341_sighash<'py>(
 /// comma-separated names) with the native secp256k1 verifier. Returns `(ok, error_name)`,
 /// `error_name` being Core's `ScriptError` string (`"OK"` on success).
 #[pyfunction]
-fn verify_input(py: Python<'_>, tx: &Bound<'_, PyAny>, index: usize, spent_outputs: Vec<(i64, Vec<u8>)>, flags: &Bound<'_, PyAny>) -> PyResult<(bool, &'static str)> {
+fn verify_input(
+    py: Python<'_>,
+    tx: &Bound<'_, PyAny>,
+    index: usize,
+    spent_outputs: Vec<(i64, Vec<u8>)>,
+    flags: &Bound<'_, PyAny>,
+) -> PyResult<(bool, &'static str)> {
     let t = tx_arg(tx)?;
     index_arg(&t, index)?;
     let f = flags_arg(flags)?;
@@ -297,7 +337,12 @@ fn verify_input(py: Python<'_>, tx: &Bound<'_, PyAny>, index: usize, spent_outpu
 /// Verifies every input of `tx` (one per-transaction context shared by all inputs); returns a
 /// list of `(ok, error_name)`.
 #[pyfunction]
-fn verify_tx(py: Python<'_>, tx: &Bound<'_, PyAny>, spent_outputs: Vec<(i64, Vec<u8>)>, flags: &Bound<'_, PyAny>) -> PyResult<Vec<(bool, &'static str)>> {
+fn verify_tx(
+    py: Python<'_>,
+    tx: &Bound<'_, PyAny>,
+    spent_outputs: Vec<(i64, Vec<u8>)>,
+    flags: &Bound<'_, PyAny>,
+) -> PyResult<Vec<(bool, &'static str)>> {
     let t = tx_arg(tx)?;
     let f = flags_arg(flags)?;
     let spent = spent_arg(&t, Some(spent_outputs))?;
@@ -395,7 +440,8 @@ impl PyBlock {
     #[getter]
     fn weight(&self) -> usize {
         let n = self.0.txdata.len() as u64;
-        4 * (80 + fullverify::encode::compact_size_len(n)) + self.0.txdata.iter().map(|t| t.weight()).sum::<usize>()
+        4 * (80 + fullverify::encode::compact_size_len(n))
+            + self.0.txdata.iter().map(|t| t.weight()).sum::<usize>()
     }
     /// Legacy sigops (Core's `GetLegacySigOpCount` summed over the block, inaccurate counting
     /// of CHECKMULTISIG as 20), before the witness scale factor.
@@ -406,7 +452,10 @@ impl PyBlock {
             .iter()
             .map(|t| {
                 t.inputs.iter().map(|i| script::sigops::legacy_sigop_count(&i.script_sig, false)).sum::<u32>()
-                    + t.outputs.iter().map(|o| script::sigops::legacy_sigop_count(&o.script_pubkey, false)).sum::<u32>()
+                    + t.outputs
+                        .iter()
+                        .map(|o| script::sigops::legacy_sigop_count(&o.script_pubkey, false))
+                        .sum::<u32>()
             })
             .sum()
     }

@@ -24,10 +24,7 @@ impl fmt::Display for HexError {
                 write!(f, "invalid hex digit {ch:?} at position {pos}")
             }
             HexError::OddLength { digits } => {
-                write!(
-                    f,
-                    "odd number of hex digits ({digits}); each byte needs two"
-                )
+                write!(f, "odd number of hex digits ({digits}); each byte needs two")
             }
         }
     }
@@ -82,10 +79,7 @@ mod tests {
         assert_eq!(decode(&encode(&bytes)).unwrap(), bytes);
         assert_eq!(decode(&encode(&bytes).to_uppercase()).unwrap(), bytes);
         assert_eq!(decode("").unwrap(), Vec::<u8>::new());
-        assert_eq!(
-            decode(" de ad\n\tBE\r\nef ").unwrap(),
-            vec![0xde, 0xad, 0xbe, 0xef]
-        );
+        assert_eq!(decode(" de ad\n\tBE\r\nef ").unwrap(), vec![0xde, 0xad, 0xbe, 0xef]);
     }
 
     #[test]
@@ -96,14 +90,8 @@ mod tests {
         assert_eq!(decode("0x00"), Err(HexError::BadDigit { ch: 'x', pos: 1 }));
         // Positions count characters, so a multi-byte character does not shift later ones.
         assert_eq!(decode("é0g"), Err(HexError::BadDigit { ch: 'é', pos: 0 }));
-        assert_eq!(
-            decode("00\u{00e9}"),
-            Err(HexError::BadDigit { ch: 'é', pos: 2 })
-        );
-        assert_eq!(
-            decode("0g").unwrap_err().to_string(),
-            "invalid hex digit 'g' at position 1"
-        );
+        assert_eq!(decode("00\u{00e9}"), Err(HexError::BadDigit { ch: 'é', pos: 2 }));
+        assert_eq!(decode("0g").unwrap_err().to_string(), "invalid hex digit 'g' at position 1");
         assert_eq!(
             decode("abc").unwrap_err().to_string(),
             "odd number of hex digits (3); each byte needs two"

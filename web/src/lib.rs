@@ -70,9 +70,7 @@ fn js_type(v: &JsValue) -> String {
     } else if let Some(obj) = v.dyn_ref::<js_sys::Object>() {
         obj.constructor().name().into()
     } else {
-        v.js_typeof()
-            .as_string()
-            .unwrap_or_else(|| "unknown".into())
+        v.js_typeof().as_string().unwrap_or_else(|| "unknown".into())
     }
 }
 
@@ -80,10 +78,7 @@ fn js_type(v: &JsValue) -> String {
 fn bytes_arg(value: &JsValue, name: &str) -> Result<Vec<u8>, JsError> {
     match value.dyn_ref::<Uint8Array>() {
         Some(a) => Ok(a.to_vec()),
-        None => Err(JsError::new(&format!(
-            "{name} must be a Uint8Array, got {}",
-            js_type(value)
-        ))),
+        None => Err(JsError::new(&format!("{name} must be a Uint8Array, got {}", js_type(value)))),
     }
 }
 
@@ -92,10 +87,7 @@ fn tag_arg(value: &JsValue) -> Result<Vec<u8>, JsError> {
     match value.as_string() {
         Some(s) => Ok(s.into_bytes()),
         None => bytes_arg(value, "tag").map_err(|_| {
-            JsError::new(&format!(
-                "tag must be a string or a Uint8Array, got {}",
-                js_type(value)
-            ))
+            JsError::new(&format!("tag must be a string or a Uint8Array, got {}", js_type(value)))
         }),
     }
 }
@@ -166,10 +158,7 @@ pub fn merkle_root(
 ) -> Result<JsValue, JsError> {
     let leaves = leaves_of(&bytes_arg(&hashes, "hashes")?)?;
     let m = hash::merkle_root(&leaves);
-    to_js(&MerkleRootResult {
-        root: m.root,
-        mutated: m.mutated,
-    })
+    to_js(&MerkleRootResult { root: m.root, mutated: m.mutated })
 }
 
 /// Decodes hex text (whitespace ignored, either case). Throws on an odd number of digits or
@@ -201,9 +190,9 @@ impl Encoding {
         match name {
             "text" => Ok(Encoding::Text),
             "hex" => Ok(Encoding::Hex),
-            _ => Err(JsError::new(&format!(
-                "unknown input encoding {name:?} (expected \"text\" or \"hex\")"
-            ))),
+            _ => {
+                Err(JsError::new(&format!("unknown input encoding {name:?} (expected \"text\" or \"hex\")")))
+            }
         }
     }
 
@@ -262,10 +251,7 @@ impl Explorer {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Explorer {
         const TAG: &[u8] = b"BIP0340/challenge";
-        Explorer {
-            tag: TAG.to_vec(),
-            tagged: TaggedHash::new(TAG),
-        }
+        Explorer { tag: TAG.to_vec(), tagged: TaggedHash::new(TAG) }
     }
 
     /// The core backend compiled in (on wasm32 always `portable`).
@@ -315,8 +301,7 @@ impl Explorer {
             if line.is_empty() {
                 continue;
             }
-            let bytes =
-                hex::decode(line).map_err(|e| JsError::new(&format!("line {}: {e}", i + 1)))?;
+            let bytes = hex::decode(line).map_err(|e| JsError::new(&format!("line {}: {e}", i + 1)))?;
             let mut leaf: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
                 JsError::new(&format!(
                     "line {}: expected 32 bytes (64 hex digits), got {} bytes",

@@ -28,9 +28,7 @@ fn unhex(s: &str) -> Vec<u8> {
 /// The message of the `Error` JavaScript would see.
 fn message(e: JsError) -> String {
     let v: JsValue = e.into();
-    let err = v
-        .dyn_into::<js_sys::Error>()
-        .expect("a JsError is a JS Error");
+    let err = v.dyn_into::<js_sys::Error>().expect("a JsError is a JS Error");
     err.message().into()
 }
 
@@ -39,9 +37,7 @@ fn field(v: &JsValue, name: &str) -> JsValue {
 }
 
 fn str_field(v: &JsValue, name: &str) -> String {
-    field(v, name)
-        .as_string()
-        .unwrap_or_else(|| panic!("{name} is not a string"))
+    field(v, name).as_string().unwrap_or_else(|| panic!("{name} is not a string"))
 }
 
 // Block 100000's transactions (RPC display order) and its header's merkle root.
@@ -51,8 +47,7 @@ const BLOCK_100000_TXIDS: [&str; 4] = [
     "6359f0868171b1d194cbee1af2f16ea598ae8fad666d9b012c8ed2b79a236ec4",
     "e9a66845e05d5abc0ad04ec80f774a7e585c6e8db975962d069a522137b80c1d",
 ];
-const BLOCK_100000_MERKLE: &str =
-    "f3e94742aca4b5ef85488dc37c06c3282295ffec960994b2c0d5ac2a25a95766";
+const BLOCK_100000_MERKLE: &str = "f3e94742aca4b5ef85488dc37c06c3282295ffec960994b2c0d5ac2a25a95766";
 
 #[wasm_bindgen_test]
 fn sha256_vs_nist_vectors() {
@@ -94,10 +89,7 @@ fn sha256d_vs_known_values() {
 fn tagged_hash_vs_hashlib() {
     // hashlib: t = sha256(tag); sha256(t + t + msg)
     let challenge_abc = "770a5b7e7c304bbcc3ea107343ff951dd404312ef418db0c3b94e2ebfbb50087";
-    assert_eq!(
-        hex(&tagged_hash("BIP0340/challenge".into(), u8a(b"abc")).unwrap()),
-        challenge_abc
-    );
+    assert_eq!(hex(&tagged_hash("BIP0340/challenge".into(), u8a(b"abc")).unwrap()), challenge_abc);
     assert_eq!(
         hex(&tagged_hash(u8a(b"BIP0340/challenge"), u8a(b"abc")).unwrap()),
         challenge_abc,
@@ -121,17 +113,12 @@ fn merkle_root_vs_block_100000() {
         leaves.extend(unhex(txid).into_iter().rev());
     }
     let r = merkle_root(u8a(&leaves)).unwrap();
-    let root = field(&r, "root")
-        .dyn_into::<Uint8Array>()
-        .expect("root is a Uint8Array")
-        .to_vec();
+    let root = field(&r, "root").dyn_into::<Uint8Array>().expect("root is a Uint8Array").to_vec();
     let display: Vec<u8> = root.iter().rev().copied().collect();
     assert_eq!(hex(&display), BLOCK_100000_MERKLE);
     assert_eq!(field(&r, "mutated").as_bool(), Some(false));
 
-    let view = Explorer::new()
-        .merkle(&BLOCK_100000_TXIDS.join("\n"), "display")
-        .unwrap();
+    let view = Explorer::new().merkle(&BLOCK_100000_TXIDS.join("\n"), "display").unwrap();
     assert_eq!(str_field(&view, "rootDisplay"), BLOCK_100000_MERKLE);
     assert_eq!(str_field(&view, "root"), hex(&root));
     assert_eq!(field(&view, "leaves").as_f64(), Some(4.0));
@@ -151,41 +138,24 @@ fn merkle_mutated_flag_vs_duplicate_leaves() {
     }
     // The Explorer view agrees, in internal order.
     let lines = [a, b, c, c].map(|h| hex(&h)).join("\n");
-    let view = Explorer::new()
-        .merkle(&format!("\n{lines}\n\n"), "internal")
-        .unwrap();
+    let view = Explorer::new().merkle(&format!("\n{lines}\n\n"), "internal").unwrap();
     assert_eq!(str_field(&view, "root"), want);
     assert_eq!(field(&view, "mutated").as_bool(), Some(true));
     // No leaves: the all-zero root, not mutated.
     let empty = merkle_root(u8a(&[])).unwrap();
-    assert_eq!(
-        field(&empty, "root")
-            .dyn_into::<Uint8Array>()
-            .unwrap()
-            .to_vec(),
-        vec![0u8; 32]
-    );
+    assert_eq!(field(&empty, "root").dyn_into::<Uint8Array>().unwrap().to_vec(), vec![0u8; 32]);
     assert_eq!(field(&empty, "mutated").as_bool(), Some(false));
 }
 
 #[wasm_bindgen_test]
 fn bad_hex_raises_errors_that_say_why() {
-    assert_eq!(
-        hex_to_bytes(" DE ad\nbeef ").unwrap(),
-        vec![0xde, 0xad, 0xbe, 0xef]
-    );
+    assert_eq!(hex_to_bytes(" DE ad\nbeef ").unwrap(), vec![0xde, 0xad, 0xbe, 0xef]);
     assert_eq!(
         message(hex_to_bytes("abc").unwrap_err()),
         "odd number of hex digits (3); each byte needs two"
     );
-    assert_eq!(
-        message(hex_to_bytes("00 1g").unwrap_err()),
-        "invalid hex digit 'g' at position 4"
-    );
-    assert_eq!(
-        message(text_to_bytes("0x00", "hex").unwrap_err()),
-        "invalid hex digit 'x' at position 1"
-    );
+    assert_eq!(message(hex_to_bytes("00 1g").unwrap_err()), "invalid hex digit 'g' at position 4");
+    assert_eq!(message(text_to_bytes("0x00", "hex").unwrap_err()), "invalid hex digit 'x' at position 1");
     let mut ex = Explorer::new();
     assert_eq!(
         message(ex.hashes("abc", "hex", "TapLeaf").unwrap_err()),
@@ -205,14 +175,8 @@ fn bad_hex_raises_errors_that_say_why() {
 
 #[wasm_bindgen_test]
 fn wrong_types_and_lengths_raise() {
-    assert_eq!(
-        message(sha256("abc".into()).unwrap_err()),
-        "data must be a Uint8Array, got string"
-    );
-    assert_eq!(
-        message(sha256d(JsValue::NULL).unwrap_err()),
-        "data must be a Uint8Array, got null"
-    );
+    assert_eq!(message(sha256("abc".into()).unwrap_err()), "data must be a Uint8Array, got string");
+    assert_eq!(message(sha256d(JsValue::NULL).unwrap_err()), "data must be a Uint8Array, got null");
     assert_eq!(
         message(sha256(js_sys::Array::of1(&1.into()).into()).unwrap_err()),
         "data must be a Uint8Array, got Array"
@@ -247,25 +211,13 @@ fn explorer_hashes_text_vs_hex_and_tag_changes() {
     let utf8 = "héllo".as_bytes();
     assert_eq!(field(&text, "bytes").as_f64(), Some(utf8.len() as f64));
     assert_eq!(str_field(&text, "inputHex"), hex(utf8));
-    let from_hex = ex
-        .hashes(&hex(utf8).to_uppercase(), "hex", "BIP0340/challenge")
-        .unwrap();
+    let from_hex = ex.hashes(&hex(utf8).to_uppercase(), "hex", "BIP0340/challenge").unwrap();
     assert_eq!(field(&from_hex, "bytes").as_f64(), Some(utf8.len() as f64));
-    for name in [
-        "inputHex",
-        "sha256",
-        "sha256d",
-        "tagged",
-        "tagSha256",
-        "tagMidstate",
-    ] {
+    for name in ["inputHex", "sha256", "sha256d", "tagged", "tagSha256", "tagMidstate"] {
         assert_eq!(str_field(&text, name), str_field(&from_hex, name), "{name}");
     }
     assert_eq!(str_field(&text, "sha256"), hex(&sha256(u8a(utf8)).unwrap()));
-    assert_eq!(
-        str_field(&text, "sha256d"),
-        hex(&sha256d(u8a(utf8)).unwrap())
-    );
+    assert_eq!(str_field(&text, "sha256d"), hex(&sha256d(u8a(utf8)).unwrap()));
     // hashlib: sha256(b"BIP0340/challenge")
     assert_eq!(
         str_field(&text, "tagSha256"),
@@ -274,14 +226,7 @@ fn explorer_hashes_text_vs_hex_and_tag_changes() {
     // The cached midstate follows the tag: A, then B, then A again.
     for tag in ["BIP0340/challenge", "TapLeaf", "", "BIP0340/challenge"] {
         let v = ex.hashes("abc", "text", tag).unwrap();
-        assert_eq!(
-            str_field(&v, "tagged"),
-            hex(&tagged_hash(tag.into(), u8a(b"abc")).unwrap()),
-            "{tag:?}"
-        );
-        assert_eq!(
-            str_field(&v, "tagSha256"),
-            hex(&sha256(u8a(tag.as_bytes())).unwrap())
-        );
+        assert_eq!(str_field(&v, "tagged"), hex(&tagged_hash(tag.into(), u8a(b"abc")).unwrap()), "{tag:?}");
+        assert_eq!(str_field(&v, "tagSha256"), hex(&sha256(u8a(tag.as_bytes())).unwrap()));
     }
 }

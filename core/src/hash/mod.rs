@@ -13,24 +13,21 @@
 //! - [`merkle_root`], [`witness_merkle_root`]: Bitcoin's merkle tree (odd levels duplicate their
 //!   last node) with Core's CVE-2012-2459 "mutated" report.
 
-#[cfg(feature = "std")]
 mod legacy;
 mod merkle;
 mod sha256d64;
-#[cfg(feature = "std")]
 pub use legacy::{hash160, ripemd160, sha1};
 
 pub use merkle::{merkle_root, merkle_root_with, witness_merkle_root, MerkleRoot};
-pub use sha256d64::{sha256d64_many, sha256d64_portable};
 #[cfg(target_arch = "x86_64")]
 pub use sha256d64::sha256d64_shani_2way;
+pub use sha256d64::{sha256d64_many, sha256d64_portable};
 
 use sha2::digest::generic_array::GenericArray;
 
 /// SHA-256 initial hash value H(0) (FIPS 180-4 §5.3.3).
-pub const IV: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
+pub const IV: [u32; 8] =
+    [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 /// Compresses whole 64-byte blocks into `state` (the `sha2` crate's compression function).
 #[inline]
@@ -188,13 +185,8 @@ pub mod tags {
         ($($(#[$doc:meta])* $fn:ident => $tag:literal;)*) => {$(
             $(#[$doc])*
             pub fn $fn() -> &'static TaggedHash {
-                #[cfg(feature = "std")]
-                {
-                    static T: std::sync::OnceLock<TaggedHash> = std::sync::OnceLock::new();
-                    T.get_or_init(|| TaggedHash::new($tag))
-                }
-                #[cfg(not(feature = "std"))]
-                { compile_error!("tag caches need std") }
+                static T: std::sync::OnceLock<TaggedHash> = std::sync::OnceLock::new();
+                T.get_or_init(|| TaggedHash::new($tag))
             }
         )*};
     }
@@ -229,14 +221,8 @@ mod tests {
     #[test]
     fn nist_short_and_long_messages() {
         // FIPS 180-4 examples (NIST CSRC "SHA256.pdf") and the million-'a' long message.
-        assert_eq!(
-            hex(&sha256(b"")),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-        assert_eq!(
-            hex(&sha256(b"abc")),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(hex(&sha256(b"")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(hex(&sha256(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assert_eq!(
             hex(&sha256(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
@@ -252,10 +238,7 @@ mod tests {
         for _ in 0..1000 {
             e.update(&chunk);
         }
-        assert_eq!(
-            hex(&e.finalize()),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
-        );
+        assert_eq!(hex(&e.finalize()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     }
 
     #[test]

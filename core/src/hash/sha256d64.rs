@@ -211,10 +211,22 @@ mod shani {
                 rounds4(b, _mm_add_epi32(wb[$i], k));
             }};
         }
-        group!(0, 0); group!(1, 1); group!(2, 2); group!(3, 3);
-        group!(4, 0); group!(5, 1); group!(6, 2); group!(7, 3);
-        group!(8, 0); group!(9, 1); group!(10, 2); group!(11, 3);
-        group!(12, 0); group!(13, 1); group!(14, 2); group!(15, 3);
+        group!(0, 0);
+        group!(1, 1);
+        group!(2, 2);
+        group!(3, 3);
+        group!(4, 0);
+        group!(5, 1);
+        group!(6, 2);
+        group!(7, 3);
+        group!(8, 0);
+        group!(9, 1);
+        group!(10, 2);
+        group!(11, 3);
+        group!(12, 0);
+        group!(13, 1);
+        group!(14, 2);
+        group!(15, 3);
         a.0 = _mm_add_epi32(a.0, sa.0);
         a.1 = _mm_add_epi32(a.1, sa.1);
         b.0 = _mm_add_epi32(b.0, sb.0);

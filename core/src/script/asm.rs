@@ -83,7 +83,9 @@ pub fn to_asm(script: &[u8]) -> String {
                 parts.push(op.data.iter().map(|b| format!("{b:02x}")).collect::<String>())
             }
             Some(op) => parts.push(
-                op_name(op.opcode).map(str::to_string).unwrap_or_else(|| format!("OP_UNKNOWN_{:#04x}", op.opcode)),
+                op_name(op.opcode)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("OP_UNKNOWN_{:#04x}", op.opcode)),
             ),
             None => {
                 parts.push("[error]".into());

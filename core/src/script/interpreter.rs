@@ -28,7 +28,8 @@ pub trait SigVerifier: Sync {
     /// BIP341 commitment check: `output == internal + tweak·G` with `output`'s y parity equal to
     /// `parity` (libsecp256k1's `xonly_pubkey_tweak_add_check`); false if `internal` is not a
     /// valid x-only key or the tweak overflows.
-    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool;
+    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool)
+        -> bool;
 }
 
 macro_rules! script_errors {
@@ -255,8 +256,8 @@ pub fn is_valid_signature_encoding(sig: &[u8]) -> bool {
 
 /// Half the secp256k1 group order, big-endian.
 const HALF_ORDER: [u8; 32] = [
-    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e,
-    0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
+    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5d,
+    0x57, 0x6e, 0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
 ];
 
 /// Whether the S of a strictly DER-encoded signature (with hash-type byte) is ≤ n/2.
@@ -438,16 +439,24 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
         let hash_type = sig[sig.len() - 1] as u32;
         let der = &sig[..sig.len() - 1];
         let msg = match sigversion {
-            SigVersion::WitnessV0 => match self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type) {
-                Ok(h) => h,
-                Err(_) => return false,
-            },
+            SigVersion::WitnessV0 => {
+                match self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type) {
+                    Ok(h) => h,
+                    Err(_) => return false,
+                }
+            }
             _ => self.ctx.legacy_sighash(self.n_in, script_code, hash_type),
         };
         self.verifier.verify_ecdsa(pubkey, der, &msg)
     }
 
-    fn check_schnorr(&self, sig: &[u8], pubkey: &[u8; 32], sigversion: SigVersion, exec: &ExecData) -> Res<()> {
+    fn check_schnorr(
+        &self,
+        sig: &[u8],
+        pubkey: &[u8; 32],
+        sigversion: SigVersion,
+        exec: &ExecData,
+    ) -> Res<()> {
         let (sig64, hash_type) = match sig.len() {
             64 => (sig, 0u8),
             65 => {
@@ -716,7 +725,8 @@ fn eval_script<V: SigVerifier + ?Sized>(
                     let mut value = false;
                     if f_exec {
                         let v = stack.last().ok_or(ScriptError::InvalidStackOperation)?;
-                        if sigversion == SigVersion::Tapscript && (v.len() > 1 || (v.len() == 1 && v[0] != 1)) {
+                        if sigversion == SigVersion::Tapscript && (v.len() > 1 || (v.len() == 1 && v[0] != 1))
+                        {
                             return Err(ScriptError::TapscriptMinimalIf);
                         }
                         if sigversion == SigVersion::WitnessV0
@@ -1044,7 +1054,11 @@ fn eval_script<V: SigVerifier + ?Sized>(
                     // Clean up the arguments; on failure every signature must be empty (NULLFAIL).
                     while i > 1 {
                         i -= 1;
-                        if !success && flags & NULLFAIL != 0 && ikey2 == 0 && !stack[stack.len() - 1].is_empty() {
+                        if !success
+                            && flags & NULLFAIL != 0
+                            && ikey2 == 0
+                            && !stack[stack.len() - 1].is_empty()
+                        {
                             return Err(ScriptError::NullFail);
                         }
                         ikey2 = ikey2.saturating_sub(1);
@@ -1162,7 +1176,8 @@ pub fn taptweak_hash(internal: &[u8; 32], merkle_root: Option<&[u8; 32]>) -> [u8
 
 /// Serialized size of a witness stack (CompactSize count + each item with its length).
 fn witness_serialized_size(w: &[Vec<u8>]) -> usize {
-    compact_size_len(w.len() as u64) + w.iter().map(|i| compact_size_len(i.len() as u64) + i.len()).sum::<usize>()
+    compact_size_len(w.len() as u64)
+        + w.iter().map(|i| compact_size_len(i.len() as u64) + i.len()).sum::<usize>()
 }
 
 fn verify_witness_program<V: SigVerifier + ?Sized>(
@@ -1191,7 +1206,14 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
             script.extend_from_slice(&[OP_DUP, OP_HASH160, 20]);
             script.extend_from_slice(program);
             script.extend_from_slice(&[OP_EQUALVERIFY, OP_CHECKSIG]);
-            return execute_witness_script(witness, &script, flags, SigVersion::WitnessV0, checker, &mut exec);
+            return execute_witness_script(
+                witness,
+                &script,
+                flags,
+                SigVersion::WitnessV0,
+                checker,
+                &mut exec,
+            );
         } else {
             return Err(ScriptError::WitnessProgramWrongLength);
         }
@@ -1348,7 +1370,8 @@ pub fn verify_input<V: SigVerifier + ?Sized>(
     flags: u32,
     verifier: &V,
 ) -> Res<()> {
-    let spent: &TxOut = ctx.spent_outputs.and_then(|s| s.get(input_index)).ok_or(ScriptError::UnknownError)?;
+    let spent: &TxOut =
+        ctx.spent_outputs.and_then(|s| s.get(input_index)).ok_or(ScriptError::UnknownError)?;
     verify_script(ctx, input_index, &spent.script_pubkey, spent.value, flags, verifier)
 }
 

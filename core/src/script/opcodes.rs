@@ -192,7 +192,8 @@ pub fn get_op<'a>(script: &'a [u8], pc: &mut usize) -> Option<Op<'a>> {
             if end - *pc < 4 {
                 return None;
             }
-            let n = u32::from_le_bytes([script[*pc], script[*pc + 1], script[*pc + 2], script[*pc + 3]]) as usize;
+            let n =
+                u32::from_le_bytes([script[*pc], script[*pc + 1], script[*pc + 2], script[*pc + 3]]) as usize;
             *pc += 4;
             n
         }

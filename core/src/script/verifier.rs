@@ -28,7 +28,13 @@ impl SigVerifier for NativeVerifier {
         schnorr::verify(&pk, msg32, sig64)
     }
 
-    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool {
+    fn tweak_add_check(
+        &self,
+        internal: &[u8; 32],
+        tweak: &[u8; 32],
+        output: &[u8; 32],
+        parity: bool,
+    ) -> bool {
         let Ok(p) = XOnlyPublicKey::parse(internal) else { return false };
         secp::tweak_add_check(&p, tweak, output, parity)
     }

@@ -337,7 +337,11 @@ pub(crate) fn convert_ge<F: FieldOps>(p: &Ge<Fe5x52>) -> Ge<F> {
     if p.infinity {
         return Ge::INFINITY;
     }
-    Ge { x: F::from_u64x4(p.x.normalize().to_u64x4()), y: F::from_u64x4(p.y.normalize().to_u64x4()), infinity: false }
+    Ge {
+        x: F::from_u64x4(p.x.normalize().to_u64x4()),
+        y: F::from_u64x4(p.y.normalize().to_u64x4()),
+        infinity: false,
+    }
 }
 
 /// Verifies with Core's semantics (high S accepted) on the detected backend.

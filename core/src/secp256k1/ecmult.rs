@@ -31,7 +31,12 @@ const TABLE_G: usize = 1 << (WINDOW_G - 2);
 
 /// β, the cube root of unity mod p with λ·(x, y) = (β·x, y).
 pub fn beta<F: FieldOps>() -> F {
-    F::from_u64x4([0xC139_6C28_7195_01EE, 0x9CF0_4975_12F5_8995, 0x6E64_479E_AC34_34E9, 0x7AE9_6A2B_657C_0710])
+    F::from_u64x4([
+        0xC139_6C28_7195_01EE,
+        0x9CF0_4975_12F5_8995,
+        0x6E64_479E_AC34_34E9,
+        0x7AE9_6A2B_657C_0710,
+    ])
 }
 
 /// Field backends usable by [`ecmult`] (every [`FieldOps`] type).
@@ -57,7 +62,11 @@ impl GeStorage {
     #[inline(always)]
     pub fn load<F: FieldOps>(&self) -> Ge<F> {
         let w = &self.0;
-        Ge { x: F::from_u64x4([w[0], w[1], w[2], w[3]]), y: F::from_u64x4([w[4], w[5], w[6], w[7]]), infinity: false }
+        Ge {
+            x: F::from_u64x4([w[0], w[1], w[2], w[3]]),
+            y: F::from_u64x4([w[4], w[5], w[6], w[7]]),
+            infinity: false,
+        }
     }
 }
 
@@ -78,7 +87,10 @@ impl GenTables {
         }
         let h = h.to_ge_var();
         let store = |v: Vec<Ge<Fe5x52>>| v.iter().map(GeStorage::from_ge).collect();
-        GenTables { g: store(odd_multiples_affine(&g, TABLE_G)), g128: store(odd_multiples_affine(&h, TABLE_G)) }
+        GenTables {
+            g: store(odd_multiples_affine(&g, TABLE_G)),
+            g128: store(odd_multiples_affine(&h, TABLE_G)),
+        }
     }
 
     /// The process-wide tables.
@@ -100,7 +112,10 @@ pub fn odd_multiples_affine<F: FieldOps>(p: &Ge<F>, m: usize) -> Vec<Ge<F>> {
     }
     let mut zs: Vec<F> = jac.iter().map(|q| if q.infinity { F::ZERO } else { q.z }).collect();
     batch_inv_var(&mut zs);
-    jac.iter().zip(zs.iter()).map(|(q, zi)| if q.infinity { Ge::INFINITY } else { q.to_ge_zinv(zi) }).collect()
+    jac.iter()
+        .zip(zs.iter())
+        .map(|(q, zi)| if q.infinity { Ge::INFINITY } else { q.to_ge_zinv(zi) })
+        .collect()
 }
 
 /// Maximum wNAF length for a 256-bit scalar.

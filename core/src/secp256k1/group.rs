@@ -46,8 +46,18 @@ impl<F: FieldOps> Ge<F> {
     /// The generator G.
     pub fn generator() -> Ge<F> {
         Ge {
-            x: F::from_u64x4([0x59F2_815B_16F8_1798, 0x029B_FCDB_2DCE_28D9, 0x55A0_6295_CE87_0B07, 0x79BE_667E_F9DC_BBAC]),
-            y: F::from_u64x4([0x9C47_D08F_FB10_D4B8, 0xFD17_B448_A685_5419, 0x5DA4_FBFC_0E11_08A8, 0x483A_DA77_26A3_C465]),
+            x: F::from_u64x4([
+                0x59F2_815B_16F8_1798,
+                0x029B_FCDB_2DCE_28D9,
+                0x55A0_6295_CE87_0B07,
+                0x79BE_667E_F9DC_BBAC,
+            ]),
+            y: F::from_u64x4([
+                0x9C47_D08F_FB10_D4B8,
+                0xFD17_B448_A685_5419,
+                0x5DA4_FBFC_0E11_08A8,
+                0x483A_DA77_26A3_C465,
+            ]),
             infinity: false,
         }
     }
@@ -132,7 +142,7 @@ impl<F: FieldOps> Gej<F> {
         let z = self.y.mul(&self.z).mul_int(2); // 2
         let m = self.x.sqr().mul_int(3); // 3
         let y4_8 = y2.sqr().mul_int(8); // 8
-        // X' = M² − 2S: 1 + 2·5 = 11 → weak-normalize to 1.
+                                        // X' = M² − 2S: 1 + 2·5 = 11 → weak-normalize to 1.
         let x = m.sqr().add(&s.negate(4).mul_int(2)).normalize_weak();
         // Y' = M·(S − X') − 8Y⁴: S − X' has magnitude 4 + 2 = 6.
         let t = s.add(&x.negate(1));
@@ -203,7 +213,15 @@ impl<F: FieldOps> Gej<F> {
     /// Shared tail of the additions: inputs U1, S1 of magnitude ≤ 2, U2, S2 magnitude 1,
     /// `z` the product of the input Zs (magnitude ≤ 1).
     #[inline(always)]
-    fn add_finish(&self, u1: &F, u2: &F, s1: &F, s2: &F, z: &F, dbl: impl FnOnce() -> Gej<F>) -> (Gej<F>, Option<F>) {
+    fn add_finish(
+        &self,
+        u1: &F,
+        u2: &F,
+        s1: &F,
+        s2: &F,
+        z: &F,
+        dbl: impl FnOnce() -> Gej<F>,
+    ) -> (Gej<F>, Option<F>) {
         let h = u2.add(&u1.negate(2)); // 4
         let i = s2.add(&s1.negate(2)); // 4
         if h.normalizes_to_zero_var() {

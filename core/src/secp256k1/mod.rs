@@ -80,7 +80,6 @@ impl core::fmt::Display for Error {
     }
 }
 
-#[cfg(feature = "std")]
 impl std::error::Error for Error {}
 
 /// The point with x-coordinate `x` (big-endian) and the given y parity: the square root that
@@ -220,7 +219,12 @@ impl XOnlyPublicKey {
 
 /// Whether `output_xonly` with parity `output_parity` equals internal + t·G, as libsecp256k1's
 /// `xonly_pubkey_tweak_add_check` (the taproot script-path commitment check).
-pub fn tweak_add_check(internal: &XOnlyPublicKey, tweak: &[u8; 32], output_xonly: &[u8; 32], output_parity: bool) -> bool {
+pub fn tweak_add_check(
+    internal: &XOnlyPublicKey,
+    tweak: &[u8; 32],
+    output_xonly: &[u8; 32],
+    output_parity: bool,
+) -> bool {
     match internal.tweak_add(tweak) {
         Ok((q, odd)) => q.serialize() == *output_xonly && odd == output_parity,
         Err(_) => false,

@@ -36,7 +36,12 @@ impl Signed62 {
     /// To little-endian 64-bit words. Precondition: every limb in [0, 2^62), top limb < 2^8.
     pub fn to_u64x4(&self) -> [u64; 4] {
         let v = self.0.map(|x| x as u64);
-        [v[0] | (v[1] << 62), (v[1] >> 2) | (v[2] << 60), (v[2] >> 4) | (v[3] << 58), (v[3] >> 6) | (v[4] << 56)]
+        [
+            v[0] | (v[1] << 62),
+            (v[1] >> 2) | (v[2] << 60),
+            (v[2] >> 4) | (v[3] << 58),
+            (v[3] >> 6) | (v[4] << 56),
+        ]
     }
 }
 

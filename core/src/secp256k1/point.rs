@@ -122,7 +122,9 @@ impl JacobianPoint {
     /// (X, Y, Z), or `None` for infinity.
     pub fn xyz(&self) -> Option<(FieldElement, FieldElement, FieldElement)> {
         let p = &self.0;
-        (!p.infinity).then(|| (FieldElement(p.x.normalize()), FieldElement(p.y.normalize()), FieldElement(p.z.normalize())))
+        (!p.infinity).then(|| {
+            (FieldElement(p.x.normalize()), FieldElement(p.y.normalize()), FieldElement(p.z.normalize()))
+        })
     }
     pub fn is_infinity(&self) -> bool {
         self.0.infinity

@@ -17,24 +17,30 @@ use super::modinv::{modinv64_var, ModInfo, Signed62};
 use core::fmt;
 
 /// n as little-endian words.
-pub const N: [u64; 4] = [0xBFD2_5E8C_D036_4141, 0xBAAE_DCE6_AF48_A03B, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF];
+pub const N: [u64; 4] =
+    [0xBFD2_5E8C_D036_4141, 0xBAAE_DCE6_AF48_A03B, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF];
 /// 2^256 − n.
 const NC: [u64; 3] = [0x402D_A173_2FC9_BEBF, 0x4551_2319_50B7_5FC4, 1];
 /// ⌊n/2⌋.
-const N_HALF: [u64; 4] = [0xDFE9_2F46_681B_20A0, 0x5D57_6E73_57A4_501D, 0xFFFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF];
+const N_HALF: [u64; 4] =
+    [0xDFE9_2F46_681B_20A0, 0x5D57_6E73_57A4_501D, 0xFFFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF];
 
 /// An integer modulo n, fully reduced.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Scalar(pub(crate) [u64; 4]);
 
 /// λ, the cube root of unity mod n matching β mod p.
-pub const LAMBDA: Scalar = Scalar([0xDF02_967C_1B23_BD72, 0x122E_22EA_2081_6678, 0xA526_1C02_8812_645A, 0x5363_AD4C_C05C_30E0]);
-const G1: [u64; 4] = [0xE893_209A_45DB_B031, 0x3DAA_8A14_71E8_CA7F, 0xE86C_90E4_9284_EB15, 0x3086_D221_A7D4_6BCD];
-const G2: [u64; 4] = [0x1571_B4AE_8AC4_7F71, 0x2212_08AC_9DF5_06C6, 0x6F54_7FA9_0ABF_E4C4, 0xE443_7ED6_010E_8828];
+pub const LAMBDA: Scalar =
+    Scalar([0xDF02_967C_1B23_BD72, 0x122E_22EA_2081_6678, 0xA526_1C02_8812_645A, 0x5363_AD4C_C05C_30E0]);
+const G1: [u64; 4] =
+    [0xE893_209A_45DB_B031, 0x3DAA_8A14_71E8_CA7F, 0xE86C_90E4_9284_EB15, 0x3086_D221_A7D4_6BCD];
+const G2: [u64; 4] =
+    [0x1571_B4AE_8AC4_7F71, 0x2212_08AC_9DF5_06C6, 0x6F54_7FA9_0ABF_E4C4, 0xE443_7ED6_010E_8828];
 /// −b1 mod n (= 0xe4437ed6010e88286f547fa90abfe4c3).
 const MINUS_B1: Scalar = Scalar([0x6F54_7FA9_0ABF_E4C3, 0xE443_7ED6_010E_8828, 0, 0]);
 /// −b2 mod n (b2 = a1).
-const MINUS_B2: Scalar = Scalar([0xD765_CDA8_3DB1_562C, 0x8A28_0AC5_0774_346D, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF]);
+const MINUS_B2: Scalar =
+    Scalar([0xD765_CDA8_3DB1_562C, 0x8A28_0AC5_0774_346D, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF]);
 
 const N_MODINFO: ModInfo = ModInfo {
     modulus: Signed62([-0x2D_A173_2FC9_BEBF, -0x1544_8C65_42DD_7F11, -0x14, 0, 256]),
@@ -95,7 +101,12 @@ impl Scalar {
         let (r3, b) = sbb(w[3], N[3], b);
         // No borrow ⇔ w ≥ n: keep the difference.
         let m = (b ^ 1).wrapping_neg();
-        let r = Scalar([(r0 & m) | (w[0] & !m), (r1 & m) | (w[1] & !m), (r2 & m) | (w[2] & !m), (r3 & m) | (w[3] & !m)]);
+        let r = Scalar([
+            (r0 & m) | (w[0] & !m),
+            (r1 & m) | (w[1] & !m),
+            (r2 & m) | (w[2] & !m),
+            (r3 & m) | (w[3] & !m),
+        ]);
         (r, b == 0)
     }
 
@@ -226,7 +237,12 @@ impl Scalar {
         let (s2, bo) = sbb(w[2], N[2], bo);
         let (s3, bo) = sbb(w[3], N[3], bo);
         let m = (bo ^ 1).wrapping_neg();
-        Scalar([(s0 & m) | (w[0] & !m), (s1 & m) | (w[1] & !m), (s2 & m) | (w[2] & !m), (s3 & m) | (w[3] & !m)])
+        Scalar([
+            (s0 & m) | (w[0] & !m),
+            (s1 & m) | (w[1] & !m),
+            (s2 & m) | (w[2] & !m),
+            (s3 & m) | (w[3] & !m),
+        ])
     }
 
     /// a·b mod n, constant time.

@@ -388,8 +388,10 @@ fn check_split(k: &Scalar) {
     assert_eq!((&k1 + &lam * &k2) % &n, kb, "k1 + λ·k2 ≠ k for {k:?}");
     let short = |x: &BigUint| x.bits() <= 128 || (&n - x).bits() <= 128;
     assert!(short(&k1) && short(&k2), "split not short for {k:?}");
-    let g1 = BigUint::parse_bytes(b"3086d221a7d46bcde86c90e49284eb153daa8a1471e8ca7fe893209a45dbb031", 16).unwrap();
-    let g2 = BigUint::parse_bytes(b"e4437ed6010e88286f547fa90abfe4c4221208ac9df506c61571b4ae8ac47f71", 16).unwrap();
+    let g1 = BigUint::parse_bytes(b"3086d221a7d46bcde86c90e49284eb153daa8a1471e8ca7fe893209a45dbb031", 16)
+        .unwrap();
+    let g2 = BigUint::parse_bytes(b"e4437ed6010e88286f547fa90abfe4c4221208ac9df506c61571b4ae8ac47f71", 16)
+        .unwrap();
     assert_eq!(big(&s.c1.to_words()), round384(&kb, &g1));
     assert_eq!(big(&s.c2.to_words()), round384(&kb, &g2));
 }
@@ -497,7 +499,9 @@ fn to_pt_j(g: &Gej<Fe5x52>) -> Pt {
 fn from_pt(p: &Pt) -> Ge<Fe5x52> {
     match p {
         None => Ge::INFINITY,
-        Some((x, y)) => Ge { x: Fe5x52::from_u64x4(words(x)), y: Fe5x52::from_u64x4(words(y)), infinity: false },
+        Some((x, y)) => {
+            Ge { x: Fe5x52::from_u64x4(words(x)), y: Fe5x52::from_u64x4(words(y)), infinity: false }
+        }
     }
 }
 /// A Jacobian form of an affine point with a chosen Z.
@@ -518,7 +522,8 @@ fn group_routines_vs_affine_reference() {
     let n = n();
     let g = gen_pt();
     let mut rng = SplitMix64(test_seed() ^ 5);
-    let rand_k = |rng: &mut SplitMix64| big(&[rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()]) % &n;
+    let rand_k =
+        |rng: &mut SplitMix64| big(&[rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()]) % &n;
     let mut points: Vec<Pt> = vec![None, g.clone(), ref_add(&g, &g)];
     for _ in 0..6 {
         points.push(ref_mul(&rand_k(&mut rng), &g));
@@ -565,7 +570,8 @@ fn ecmult_and_mul_g_vs_reference() {
     let q = ref_mul(&BigUint::from(0xC0FFEEu32), &g);
     let gq = from_pt(&q);
     let lam = big(&LAMBDA.to_words());
-    let specials = [BigUint::zero(), BigUint::one(), &n - 1u32, lam.clone(), &n - &lam, BigUint::one() << 128, &n >> 1];
+    let specials =
+        [BigUint::zero(), BigUint::one(), &n - 1u32, lam.clone(), &n - &lam, BigUint::one() << 128, &n >> 1];
     let mut ks: Vec<BigUint> = specials.to_vec();
     for _ in 0..test_iters(24) {
         ks.push(big(&[rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()]) % &n);
@@ -676,11 +682,14 @@ fn decompress_asm_vs_portable() {
                 enc[0] = 2 | u8::from(odd);
                 enc[1..].copy_from_slice(&x);
                 let parsed = super::PublicKey::parse(&enc).ok();
-                assert_eq!(parsed.map(|p| p.serialize_uncompressed()[1..].to_vec()), a.map(|g| {
-                    let mut v = g.x.normalize().to_be_bytes().to_vec();
-                    v.extend_from_slice(&g.y.normalize().to_be_bytes());
-                    v
-                }));
+                assert_eq!(
+                    parsed.map(|p| p.serialize_uncompressed()[1..].to_vec()),
+                    a.map(|g| {
+                        let mut v = g.x.normalize().to_be_bytes().to_vec();
+                        v.extend_from_slice(&g.y.normalize().to_be_bytes());
+                        v
+                    })
+                );
             }
         }
     }

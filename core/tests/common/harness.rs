@@ -98,7 +98,13 @@ impl<V: SigVerifier> SigVerifier for CachingVerifier<'_, V> {
         let key = [&[1u8][..], xonly, sig64, msg32].concat();
         self.cached(key, || self.inner.verify_schnorr(xonly, sig64, msg32))
     }
-    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool {
+    fn tweak_add_check(
+        &self,
+        internal: &[u8; 32],
+        tweak: &[u8; 32],
+        output: &[u8; 32],
+        parity: bool,
+    ) -> bool {
         let key = [&[2u8][..], internal, tweak, output, &[parity as u8]].concat();
         self.cached(key, || self.inner.tweak_add_check(internal, tweak, output, parity))
     }
@@ -110,8 +116,8 @@ impl<V: SigVerifier> SigVerifier for CachingVerifier<'_, V> {
 
 /// BIP341's NUMS point H (x-only), the internal key for the generated tapscript cases.
 pub const NUMS_H: [u8; 32] = [
-    0x50, 0x92, 0x9b, 0x74, 0xc1, 0xa0, 0x49, 0x54, 0xb7, 0x8b, 0x4b, 0x60, 0x35, 0xe9, 0x7a, 0x5e, 0x07, 0x8a, 0x5a,
-    0x0f, 0x28, 0xec, 0x96, 0xd5, 0x47, 0xbf, 0xee, 0x9a, 0xce, 0x80, 0x3a, 0xc0,
+    0x50, 0x92, 0x9b, 0x74, 0xc1, 0xa0, 0x49, 0x54, 0xb7, 0x8b, 0x4b, 0x60, 0x35, 0xe9, 0x7a, 0x5e, 0x07,
+    0x8a, 0x5a, 0x0f, 0x28, 0xec, 0x96, 0xd5, 0x47, 0xbf, 0xee, 0x9a, 0xce, 0x80, 0x3a, 0xc0,
 ];
 
 /// Core's `BuildCreditingTransaction`/`BuildSpendingTransaction` pair.
@@ -218,7 +224,8 @@ pub fn parse_script_test(
 }
 
 fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: u32, v: &V) -> Result<(), ScriptError> {
-    let (spend, spent) = script_test_txs(t.script_sig.clone(), t.script_pubkey.clone(), t.witness.clone(), t.amount);
+    let (spend, spent) =
+        script_test_txs(t.script_sig.clone(), t.script_pubkey.clone(), t.witness.clone(), t.amount);
     let outs = [spent];
     let ctx = TxContext::new(&spend, Some(&outs));
     verify_input(&ctx, 0, flags, v)
@@ -339,7 +346,11 @@ fn parse_tx_case(row: &Value) -> Result<Option<TxCase>, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let flags_str = arr[2].as_str().ok_or("flags")?.to_string();
     Ok(Some(TxCase {
-        label: format!("{} [{}]", &arr[1].as_str().unwrap()[..arr[1].as_str().unwrap().len().min(60)], flags_str),
+        label: format!(
+            "{} [{}]",
+            &arr[1].as_str().unwrap()[..arr[1].as_str().unwrap().len().min(60)],
+            flags_str
+        ),
         tx,
         spent,
         flags_str,
@@ -493,8 +504,11 @@ pub fn run_sighash_json(json: &Value) -> Outcome {
 /// The BIP143 examples: preimage and sighash for each of the 13 computations.
 pub fn run_bip143(json: &Value) -> Outcome {
     let mut out = Outcome::default();
-    let cases =
-        json.as_array().cloned().or_else(|| json.get("cases").and_then(Value::as_array).cloned()).unwrap_or_default();
+    let cases = json
+        .as_array()
+        .cloned()
+        .or_else(|| json.get("cases").and_then(Value::as_array).cloned())
+        .unwrap_or_default();
     for c in &cases {
         let r = (|| -> Result<(), String> {
             let s = |k: &str| c.get(k).and_then(Value::as_str).ok_or(format!("field {k}"));
@@ -546,7 +560,8 @@ pub fn run_bip341_wallet<V: SigVerifier>(
                     return Ok(tapbranch_hash(&a, &b));
                 }
                 let ver = node["leafVersion"].as_u64().ok_or("leafVersion")? as u8;
-                let script = hex::decode(node["script"].as_str().ok_or("script")?).map_err(|e| e.to_string())?;
+                let script =
+                    hex::decode(node["script"].as_str().ok_or("script")?).map_err(|e| e.to_string())?;
                 let lh = tapleaf_hash(ver, &script);
                 leaves.push((ver, script, lh));
                 Ok(lh)
@@ -631,9 +646,11 @@ pub fn run_bip341_wallet<V: SigVerifier>(
             for inp in c["inputSpending"].as_array().ok_or("inputs")? {
                 let idx = inp["given"]["txinIndex"].as_u64().ok_or("idx")? as usize;
                 let ht = inp["given"]["hashType"].as_u64().ok_or("ht")? as u8;
-                let internal: [u8; 32] =
-                    h(inp["intermediary"]["internalPubkey"].as_str().ok_or("ik")?)?.try_into().map_err(|_| "len")?;
-                let root = inp["given"]["merkleRoot"].as_str().map(|s| <[u8; 32]>::try_from(h(s).unwrap()).unwrap());
+                let internal: [u8; 32] = h(inp["intermediary"]["internalPubkey"].as_str().ok_or("ik")?)?
+                    .try_into()
+                    .map_err(|_| "len")?;
+                let root =
+                    inp["given"]["merkleRoot"].as_str().map(|s| <[u8; 32]>::try_from(h(s).unwrap()).unwrap());
                 let t = taptweak_hash(&internal, root.as_ref());
                 if inp["intermediary"]["tweak"].as_str() != Some(&hex::encode(t)) {
                     return Err(format!("input {idx} tweak"));
@@ -716,7 +733,8 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
     let cache = CachingVerifier::new(v);
     for (n, t) in json.as_array().into_iter().flatten().enumerate() {
         let r = (|| -> Result<(), String> {
-            let mut tx = Transaction::from_bytes(&h(t["tx"].as_str().ok_or("tx")?)?).map_err(|e| e.to_string())?;
+            let mut tx =
+                Transaction::from_bytes(&h(t["tx"].as_str().ok_or("tx")?)?).map_err(|e| e.to_string())?;
             let prevouts: Vec<TxOut> = t["prevouts"]
                 .as_array()
                 .ok_or("prevouts")?
@@ -743,11 +761,19 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
                     .collect::<Result<_, _>>()?;
                 let ctx = TxContext::new(&tx, Some(&prevouts));
                 for &f in &all {
-                    let applies = if want_ok { fin || f & test_flags == f } else { f & test_flags == test_flags };
+                    let applies =
+                        if want_ok { fin || f & test_flags == f } else { f & test_flags == test_flags };
                     if !applies {
                         continue;
                     }
-                    let res = verify_script(&ctx, idx, &prevouts[idx].script_pubkey, prevouts[idx].value, f, &cache);
+                    let res = verify_script(
+                        &ctx,
+                        idx,
+                        &prevouts[idx].script_pubkey,
+                        prevouts[idx].value,
+                        f,
+                        &cache,
+                    );
                     if res.is_ok() != want_ok {
                         return Err(format!("{key} with flags {f:#x}: {res:?}"));
                     }
@@ -755,7 +781,9 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
             }
             Ok(())
         })();
-        out.check(r.is_ok(), || format!("script_assets case {n} ({}): {r:?}", t["comment"].as_str().unwrap_or("")));
+        out.check(r.is_ok(), || {
+            format!("script_assets case {n} ({}): {r:?}", t["comment"].as_str().unwrap_or(""))
+        });
     }
     out
 }

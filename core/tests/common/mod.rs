@@ -30,7 +30,13 @@ impl SigVerifier for SecpVerifier {
         schnorr::verify(&sig, msg32, &pk).is_ok()
     }
 
-    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool) -> bool {
+    fn tweak_add_check(
+        &self,
+        internal: &[u8; 32],
+        tweak: &[u8; 32],
+        output: &[u8; 32],
+        parity: bool,
+    ) -> bool {
         let Ok(p) = XOnlyPublicKey::from_byte_array(*internal) else { return false };
         let Ok(q) = XOnlyPublicKey::from_byte_array(*output) else { return false };
         let Ok(t) = Scalar::from_be_bytes(*tweak) else { return false };

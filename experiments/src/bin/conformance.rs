@@ -99,7 +99,9 @@ fn run_file(root: &Path, path: &Path) -> Option<Result<Outcome, String>> {
         "bips" if json_file && base.starts_with("bip143") => {
             Box::new(move || Ok(harness::run_bip143(&load_json(path)?)))
         }
-        "script_assets" if json_file => Box::new(move || Ok(harness::run_script_assets(&load_json(path)?, &v))),
+        "script_assets" if json_file => {
+            Box::new(move || Ok(harness::run_script_assets(&load_json(path)?, &v)))
+        }
         "blocks_with_prevouts" => {
             let (stem, _) = base.split_once(".block").or_else(|| base.split_once(".blk"))?;
             let network = stem.split('_').next()?.to_string();

@@ -105,7 +105,14 @@ fn main() {
     let nodes = &nodes[..];
     let d64 = {
         let mut arms: Vec<Arm> = Vec::new();
-        let reps = calibrate(|| nodes.iter().for_each(|n| { keep(sha2_double(keep(n))); }), sample_ns);
+        let reps = calibrate(
+            || {
+                nodes.iter().for_each(|n| {
+                    keep(sha2_double(keep(n)));
+                })
+            },
+            sample_ns,
+        );
         arms.push(Arm::new("sha2_per_node", reps * batch as u64, move || {
             for _ in 0..reps {
                 for n in nodes {
@@ -133,7 +140,8 @@ fn main() {
     }
 
     // 2. Merkle roots from 1 to 10,000 leaves.
-    let mut sizes: Vec<usize> = vec![1, 2, 3, 4, 7, 16, 31, 64, 100, 256, 500, 1000, 2048, 4096, 9001, 10_000];
+    let mut sizes: Vec<usize> =
+        vec![1, 2, 3, 4, 7, 16, 31, 64, 100, 256, 500, 1000, 2048, 4096, 9001, 10_000];
     if args.quick {
         sizes.retain(|&n| [1, 16, 256, 1000, 9001].contains(&n));
     }
@@ -144,7 +152,12 @@ fn main() {
         let leaves = &all_leaves[..n];
         let want = merkle_sha2(leaves);
         let mut arms: Vec<Arm> = Vec::new();
-        let reps = calibrate(|| { keep(merkle_sha2(keep(leaves))); }, sample_ns);
+        let reps = calibrate(
+            || {
+                keep(merkle_sha2(keep(leaves)));
+            },
+            sample_ns,
+        );
         arms.push(Arm::new("sha2_per_node", reps, move || {
             for _ in 0..reps {
                 keep(merkle_sha2(keep(leaves)));
@@ -153,7 +166,12 @@ fn main() {
         for b in &backends {
             let b = *b;
             assert_eq!(merkle_root_with(b, leaves).root, want, "{b} merkle root, {n} leaves");
-            let reps = calibrate(|| { keep(merkle_root_with(b, keep(leaves))); }, sample_ns);
+            let reps = calibrate(
+                || {
+                    keep(merkle_root_with(b, keep(leaves)));
+                },
+                sample_ns,
+            );
             arms.push(Arm::new(format!("merkle/{b}"), reps, move || {
                 for _ in 0..reps {
                     keep(merkle_root_with(b, keep(leaves)));
@@ -162,17 +180,22 @@ fn main() {
         }
         let s = alternate(&mut arms, rounds);
         let base = median_of(&s, "sha2_per_node");
-        let line: Vec<String> =
-            s.iter().map(|a| format!("{} {:.0} ns ({:.2}x)", a.name, a.stats.median, base / a.stats.median)).collect();
+        let line: Vec<String> = s
+            .iter()
+            .map(|a| format!("{} {:.0} ns ({:.2}x)", a.name, a.stats.median, base / a.stats.median))
+            .collect();
         println!("  {n:>6} leaves: {}", line.join(", "));
         merkle.push(json!({ "leaves": n, "arms": arm_json(&s) }));
     }
 
     let m9001 = merkle.iter().find(|m| m["leaves"] == 9001).expect("9001 measured");
     let med = |v: &serde_json::Value, name: &str| {
-        v["arms"].as_array().unwrap().iter().find(|a| a["name"] == name).map_or(f64::NAN, |a| {
-            a["stats"]["median"].as_f64().unwrap_or(f64::NAN)
-        })
+        v["arms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == name)
+            .map_or(f64::NAN, |a| a["stats"]["median"].as_f64().unwrap_or(f64::NAN))
     };
     let merkle_speedup = med(m9001, "sha2_per_node") / med(m9001, &format!("merkle/{best}"));
     let d64_speedup = base / median_of(&d64, &format!("sha256d64/{best}"));

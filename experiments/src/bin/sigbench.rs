@@ -14,9 +14,9 @@
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use fullverify::testutil::SplitMix64;
 use fullverify::Backend;
-use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use fullverify_experiments::report::{results_dir, Packet};
 use fullverify_experiments::timing::{median, Stats};
+use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use serde_json::json;
 use std::hint::black_box;
 use std::time::Instant;
@@ -50,7 +50,9 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
         for b in Backend::available() {
             out.push((
                 format!("fullverify-{}", b.name()),
-                Box::new(move || set.ecdsa.iter().filter(|(pk, m, s)| ecdsa::verify_with(b, black_box(pk), m, s)).count()),
+                Box::new(move || {
+                    set.ecdsa.iter().filter(|(pk, m, s)| ecdsa::verify_with(b, black_box(pk), m, s)).count()
+                }),
             ));
         }
         let ls: Vec<_> = set
@@ -66,7 +68,11 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
             .collect();
         out.push((
             "libsecp256k1".into(),
-            Box::new(move || ls.iter().filter(|(pk, m, s)| secp256k1::SECP256K1.verify_ecdsa(*m, s, black_box(pk)).is_ok()).count()),
+            Box::new(move || {
+                ls.iter()
+                    .filter(|(pk, m, s)| secp256k1::SECP256K1.verify_ecdsa(*m, s, black_box(pk)).is_ok())
+                    .count()
+            }),
         ));
         let ks: Vec<_> = set
             .ecdsa
@@ -79,12 +85,22 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
                 )
             })
             .collect();
-        out.push(("k256".into(), Box::new(move || ks.iter().filter(|(pk, m, s)| black_box(pk).verify_prehash(m, s).is_ok()).count())));
+        out.push((
+            "k256".into(),
+            Box::new(move || {
+                ks.iter().filter(|(pk, m, s)| black_box(pk).verify_prehash(m, s).is_ok()).count()
+            }),
+        ));
     } else {
         for b in Backend::available() {
             out.push((
                 format!("fullverify-{}", b.name()),
-                Box::new(move || set.schnorr.iter().filter(|(pk, m, s)| schnorr::verify_with(b, black_box(pk), m, s)).count()),
+                Box::new(move || {
+                    set.schnorr
+                        .iter()
+                        .filter(|(pk, m, s)| schnorr::verify_with(b, black_box(pk), m, s))
+                        .count()
+                }),
             ));
         }
         let ls: Vec<_> = set
@@ -100,7 +116,11 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
             .collect();
         out.push((
             "libsecp256k1".into(),
-            Box::new(move || ls.iter().filter(|(pk, m, s)| secp256k1::SECP256K1.verify_schnorr(s, m, black_box(pk)).is_ok()).count()),
+            Box::new(move || {
+                ls.iter()
+                    .filter(|(pk, m, s)| secp256k1::SECP256K1.verify_schnorr(s, m, black_box(pk)).is_ok())
+                    .count()
+            }),
         ));
         let ks: Vec<_> = set
             .schnorr
@@ -113,11 +133,13 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
                 )
             })
             .collect();
-        out.push(("k256".into(), Box::new(move || ks.iter().filter(|(pk, m, s)| black_box(pk).verify_raw(m, s).is_ok()).count())));
+        out.push((
+            "k256".into(),
+            Box::new(move || ks.iter().filter(|(pk, m, s)| black_box(pk).verify_raw(m, s).is_ok()).count()),
+        ));
     }
     out
 }
-
 
 /// Runs the rounds for one kind; returns per-arm raw ns/verify samples.
 fn run_kind(set: &Set, kind: &str, rounds: usize, nsigs: usize) -> Vec<(String, Vec<f64>)> {
@@ -175,7 +197,11 @@ fn main() {
         let mut arms_json = Vec::new();
         for (name, smp) in &res {
             let st = Stats::of(smp);
-            eprintln!("{kind:8} {name:22} median {:8.2} µs  ×{:.3} libsecp256k1", st.median / 1000.0, st.median / lib);
+            eprintln!(
+                "{kind:8} {name:22} median {:8.2} µs  ×{:.3} libsecp256k1",
+                st.median / 1000.0,
+                st.median / lib
+            );
             arms_json.push(json!({
                 "name": name,
                 "ns_per_op": smp,
@@ -207,6 +233,13 @@ fn main() {
     let dir = opt("--out").map(std::path::PathBuf::from).unwrap_or_else(results_dir);
     let path = packet.write(&dir).expect("write packet");
     eprintln!("wrote {}", path.display());
-    let best_name = if ratios[0].1 == ratios[1].1 { ratios[0].1.name().to_string() } else { format!("{}/{}", ratios[0].1.name(), ratios[1].1.name()) };
-    println!("ecdsa_ratio_vs_libsecp256k1={:.3} schnorr_ratio_vs_libsecp256k1={:.3} backend={}", ratios[0].0, ratios[1].0, best_name);
+    let best_name = if ratios[0].1 == ratios[1].1 {
+        ratios[0].1.name().to_string()
+    } else {
+        format!("{}/{}", ratios[0].1.name(), ratios[1].1.name())
+    };
+    println!(
+        "ecdsa_ratio_vs_libsecp256k1={:.3} schnorr_ratio_vs_libsecp256k1={:.3} backend={}",
+        ratios[0].0, ratios[1].0, best_name
+    );
 }

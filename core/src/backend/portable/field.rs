@@ -63,7 +63,12 @@ impl Fe5x52 {
     pub fn to_u64x4(&self) -> [u64; 4] {
         let n = &self.0;
         debug_assert!(n[0] <= M52 && n[1] <= M52 && n[2] <= M52 && n[3] <= M52 && n[4] <= M48);
-        [n[0] | (n[1] << 52), (n[1] >> 12) | (n[2] << 40), (n[2] >> 24) | (n[3] << 28), (n[3] >> 36) | (n[4] << 16)]
+        [
+            n[0] | (n[1] << 52),
+            (n[1] >> 12) | (n[2] << 40),
+            (n[2] >> 24) | (n[3] << 28),
+            (n[3] >> 36) | (n[4] << 16),
+        ]
     }
 
     /// From little-endian 64-bit words (any value < 2^256).
@@ -168,8 +173,7 @@ impl Fe5x52 {
         let [mut t0, mut t1, mut t2, mut t3, mut t4] = self.normalize_weak().0;
         // Now value < 2^256 + 2^52·C; it is ≥ p iff bit 256 is set or all upper limbs are
         // saturated and t0 ≥ P0.
-        let ge_p = (t4 >> 48)
-            | (((t4 == M48) & ((t1 & t2 & t3) == M52) & (t0 >= P0)) as u64);
+        let ge_p = (t4 >> 48) | (((t4 == M48) & ((t1 & t2 & t3) == M52) & (t0 >= P0)) as u64);
         t0 += ge_p * C;
         t1 += t0 >> 52;
         t0 &= M52;
