@@ -126,123 +126,77 @@ impl FieldOps for Fe5x52 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-impl FieldOps for crate::backend::x86_64_asm::field::Fe4x64 {
-    const ZERO: Self = Self::ZERO;
-    const ONE: Self = Self::ONE;
-    #[inline(always)]
-    fn from_u64x4(a: [u64; 4]) -> Self {
-        Self(a)
-    }
-    #[inline(always)]
-    fn to_u64x4(&self) -> [u64; 4] {
-        self.0
-    }
-    #[inline(always)]
-    fn mul(&self, b: &Self) -> Self {
-        Self::mul(self, b)
-    }
-    #[inline(always)]
-    fn sqr(&self) -> Self {
-        Self::sqr(self)
-    }
-    #[inline(always)]
-    fn add(&self, b: &Self) -> Self {
-        Self::add(self, b)
-    }
-    #[inline(always)]
-    fn mul_int(&self, k: u32) -> Self {
-        Self::mul_int(self, k)
-    }
-    #[inline(always)]
-    fn negate(&self, _m: u32) -> Self {
-        Self::negate(self)
-    }
-    #[inline(always)]
-    fn normalize_weak(&self) -> Self {
-        *self
-    }
-    #[inline(always)]
-    fn normalize(&self) -> Self {
-        Self::normalize(self)
-    }
-    #[inline(always)]
-    fn normalizes_to_zero_var(&self) -> bool {
-        Self::normalizes_to_zero_var(self)
-    }
-    #[inline(always)]
-    fn is_zero(&self) -> bool {
-        (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
-    }
-    #[inline(always)]
-    fn is_odd(&self) -> bool {
-        self.0[0] & 1 == 1
-    }
-    #[inline(always)]
-    fn cmov(&mut self, b: &Self, flag: bool) {
-        Self::cmov(self, b, flag)
-    }
+/// `FieldOps` for a 4×64 type `$t(pub [u64; 4])` whose own kernels are `mul` and `sqr`; the
+/// rest (values kept below 2^256, folded by C) is the shared limb arithmetic of
+/// `backend::portable::field4x64`.
+macro_rules! impl_field_ops_4x64 {
+    ($t:ty) => {
+        impl FieldOps for $t {
+            const ZERO: Self = <$t>::ZERO;
+            const ONE: Self = <$t>::ONE;
+            #[inline(always)]
+            fn from_u64x4(a: [u64; 4]) -> Self {
+                Self(a)
+            }
+            #[inline(always)]
+            fn to_u64x4(&self) -> [u64; 4] {
+                self.0
+            }
+            #[inline(always)]
+            fn mul(&self, b: &Self) -> Self {
+                <$t>::mul(self, b)
+            }
+            #[inline(always)]
+            fn sqr(&self) -> Self {
+                <$t>::sqr(self)
+            }
+            #[inline(always)]
+            fn add(&self, b: &Self) -> Self {
+                Self(limbs4::add(&self.0, &b.0))
+            }
+            #[inline(always)]
+            fn mul_int(&self, k: u32) -> Self {
+                Self(limbs4::mul_int(&self.0, k))
+            }
+            #[inline(always)]
+            fn negate(&self, _m: u32) -> Self {
+                Self(limbs4::negate(&self.0))
+            }
+            #[inline(always)]
+            fn normalize_weak(&self) -> Self {
+                *self
+            }
+            #[inline(always)]
+            fn normalize(&self) -> Self {
+                Self(limbs4::normalize(&self.0))
+            }
+            #[inline(always)]
+            fn normalizes_to_zero_var(&self) -> bool {
+                limbs4::is_zero_mod_p(&self.0)
+            }
+            #[inline(always)]
+            fn is_zero(&self) -> bool {
+                (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
+            }
+            #[inline(always)]
+            fn is_odd(&self) -> bool {
+                self.0[0] & 1 == 1
+            }
+            #[inline(always)]
+            fn cmov(&mut self, b: &Self, flag: bool) {
+                let m = (flag as u64).wrapping_neg();
+                for i in 0..4 {
+                    self.0[i] ^= m & (self.0[i] ^ b.0[i]);
+                }
+            }
+        }
+    };
 }
 
-impl FieldOps for crate::backend::portable::field4x64::Fe4x64 {
-    const ZERO: Self = Self::ZERO;
-    const ONE: Self = Self::ONE;
-    #[inline(always)]
-    fn from_u64x4(a: [u64; 4]) -> Self {
-        Self(a)
-    }
-    #[inline(always)]
-    fn to_u64x4(&self) -> [u64; 4] {
-        self.0
-    }
-    #[inline(always)]
-    fn mul(&self, b: &Self) -> Self {
-        Self::mul(self, b)
-    }
-    #[inline(always)]
-    fn sqr(&self) -> Self {
-        Self::sqr(self)
-    }
-    #[inline(always)]
-    fn add(&self, b: &Self) -> Self {
-        Self(crate::backend::portable::field4x64::add(&self.0, &b.0))
-    }
-    #[inline(always)]
-    fn mul_int(&self, k: u32) -> Self {
-        Self(crate::backend::portable::field4x64::mul_int(&self.0, k))
-    }
-    #[inline(always)]
-    fn negate(&self, _m: u32) -> Self {
-        Self(crate::backend::portable::field4x64::negate(&self.0))
-    }
-    #[inline(always)]
-    fn normalize_weak(&self) -> Self {
-        *self
-    }
-    #[inline(always)]
-    fn normalize(&self) -> Self {
-        Self(crate::backend::portable::field4x64::normalize(&self.0))
-    }
-    #[inline(always)]
-    fn normalizes_to_zero_var(&self) -> bool {
-        crate::backend::portable::field4x64::is_zero_mod_p(&self.0)
-    }
-    #[inline(always)]
-    fn is_zero(&self) -> bool {
-        (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
-    }
-    #[inline(always)]
-    fn is_odd(&self) -> bool {
-        self.0[0] & 1 == 1
-    }
-    #[inline(always)]
-    fn cmov(&mut self, b: &Self, flag: bool) {
-        let m = (flag as u64).wrapping_neg();
-        for i in 0..4 {
-            self.0[i] ^= m & (self.0[i] ^ b.0[i]);
-        }
-    }
-}
+use crate::backend::portable::field4x64 as limbs4;
+#[cfg(target_arch = "x86_64")]
+impl_field_ops_4x64!(crate::backend::x86_64_asm::field::Fe4x64);
+impl_field_ops_4x64!(crate::backend::portable::field4x64::Fe4x64);
 
 /// p as little-endian words.
 pub const P_WORDS: [u64; 4] =

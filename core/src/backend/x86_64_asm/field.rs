@@ -13,7 +13,6 @@
 
 use core::arch::asm;
 
-use crate::backend::portable::field4x64 as limbs;
 
 /// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
 #[derive(Clone, Copy, Debug)]
@@ -225,41 +224,5 @@ impl Fe4x64 {
         }
         Fe4x64([r0, r1, r2, r3])
     }
-
-    /// a + b mod p (< 2^256): a carry out of bit 256 adds C.
-    #[inline(always)]
-    pub fn add(&self, b: &Fe4x64) -> Fe4x64 {
-        Fe4x64(limbs::add(&self.0, &b.0))
-    }
-
-    /// k·a mod p.
-    #[inline(always)]
-    pub fn mul_int(&self, k: u32) -> Fe4x64 {
-        Fe4x64(limbs::mul_int(&self.0, k))
-    }
-
-    /// The canonical representative.
-    #[inline(always)]
-    pub fn normalize(&self) -> Fe4x64 {
-        Fe4x64(limbs::normalize(&self.0))
-    }
-
-    /// p − a (of the canonical a), in [1, p].
-    #[inline(always)]
-    pub fn negate(&self) -> Fe4x64 {
-        Fe4x64(limbs::negate(&self.0))
-    }
-
-    #[inline(always)]
-    pub fn normalizes_to_zero_var(&self) -> bool {
-        limbs::is_zero_mod_p(&self.0)
-    }
-
-    #[inline(always)]
-    pub fn cmov(&mut self, b: &Fe4x64, flag: bool) {
-        let m = (flag as u64).wrapping_neg();
-        for i in 0..4 {
-            self.0[i] ^= m & (self.0[i] ^ b.0[i]);
-        }
-    }
 }
+
