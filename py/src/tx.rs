@@ -260,6 +260,30 @@ fn tap_args(annex: Option<&[u8]>, leaf_hash: Option<&[u8]>, codesep_pos: u32) ->
     Ok((annex.map(<[u8]>::to_vec), leaf))
 }
 
+/// Runs `f` on a BIP341 context for input `index`, with the annex and script-path arguments
+/// checked: the shared front of `bip341_sigmsg` and `bip341_sighash`.
+#[allow(clippy::too_many_arguments)]
+fn with_bip341<T>(
+    tx: &Bound<'_, PyAny>,
+    index: usize,
+    spent_outputs: Vec<(i64, Vec<u8>)>,
+    annex: Option<&[u8]>,
+    leaf_hash: Option<&[u8]>,
+    codesep_pos: u32,
+    f: impl FnOnce(
+        &TxContext<'_>,
+        Option<&[u8]>,
+        Option<([u8; 32], u32)>,
+    ) -> Result<T, fullverify::sighash::SighashError>,
+) -> PyResult<T> {
+    let t = tx_arg(tx)?;
+    index_arg(&t, index)?;
+    let spent = spent_arg(&t, Some(spent_outputs))?;
+    let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
+    let ctx = TxContext::new(&t, spent.as_deref());
+    f(&ctx, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))
+}
+
 /// BIP341 signature message: the epoch byte 0x00 followed by `SigMsg(hash_type, ext_flag)`,
 /// with BIP342's extension when `leaf_hash` is given (script path).
 #[pyfunction]
@@ -275,13 +299,9 @@ fn bip341_sigmsg<'py>(
     leaf_hash: Option<&[u8]>,
     codesep_pos: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
-    let spent = spent_arg(&t, Some(spent_outputs))?;
-    let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
-    let ctx = TxContext::new(&t, spent.as_deref());
-    let m =
-        ctx.bip341_sigmsg(index, hash_type, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))?;
+    let m = with_bip341(tx, index, spent_outputs, annex, leaf_hash, codesep_pos, |ctx, annex, leaf| {
+        ctx.bip341_sigmsg(index, hash_type, annex, leaf)
+    })?;
     Ok(PyBytes::new(py, &m))
 }
 
@@ -299,13 +319,9 @@ fn bip341_sighash<'py>(
     leaf_hash: Option<&[u8]>,
     codesep_pos: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
-    let spent = spent_arg(&t, Some(spent_outputs))?;
-    let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
-    let ctx = TxContext::new(&t, spent.as_deref());
-    let h =
-        ctx.bip341_sighash(index, hash_type, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))?;
+    let h = with_bip341(tx, index, spent_outputs, annex, leaf_hash, codesep_pos, |ctx, annex, leaf| {
+        ctx.bip341_sighash(index, hash_type, annex, leaf)
+    })?;
     Ok(PyBytes::new(py, &h))
 }
 

@@ -13,7 +13,6 @@
 
 use core::arch::asm;
 
-
 /// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
 #[derive(Clone, Copy, Debug)]
 pub struct Fe4x64(pub [u64; 4]);
@@ -225,4 +224,3 @@ impl Fe4x64 {
         Fe4x64([r0, r1, r2, r3])
     }
 }
-
