@@ -47,7 +47,7 @@ fn bench(c: &mut Criterion) {
         bn.iter(|| {
             let (pk, m, s) = &ls[i % N];
             i += 1;
-            assert!(secp256k1::SECP256K1.verify_schnorr(black_box(s), black_box(m), black_box(pk)).is_ok());
+            assert!(secp256k1::schnorr::verify(black_box(s), black_box(m), black_box(pk)).is_ok());
         })
     });
     let ks: Vec<_> = cs

@@ -19,7 +19,7 @@ use fullverify::hash::{hash160, sha256};
 use fullverify::script::interpreter::{push_data_script, tapleaf_hash, taptweak_hash};
 use fullverify::script::verify_input;
 use fullverify::sighash::TxContext;
-use libsecp::{Keypair, Message, SecretKey};
+use secp256k1::{Keypair, Message, SecretKey};
 use proptest::prelude::*;
 
 /// A script token: an opcode, a number, or a data push.
@@ -126,7 +126,7 @@ fn case() -> impl Strategy<Value = Case> {
 fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
     let sk = SecretKey::from_secret_bytes(c.key)
         .unwrap_or_else(|_| SecretKey::from_secret_bytes([1; 32]).unwrap());
-    let pk = libsecp::PublicKey::from_secret_key(&sk).serialize();
+    let pk = secp256k1::PublicKey::from_secret_key(&sk).serialize();
     let kp = Keypair::from_secret_key(&sk);
     let (xonly, _) = kp.x_only_public_key();
     let xonly = xonly.to_byte_array();
@@ -191,7 +191,7 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
             } else {
                 ctx.bip143_sighash(0, &code, c.amount, ht).unwrap()
             };
-            let mut sig = libsecp::ecdsa::sign(Message::from_digest(msg), &sk).serialize_der().to_vec();
+            let mut sig = secp256k1::ecdsa::sign(Message::from_digest(msg), &sk).serialize_der().to_vec();
             sig.push(c.hash_type);
             if c.corrupt == 3 {
                 sig[8] ^= 1;
@@ -216,11 +216,11 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
             let sighash = ctx.bip341_sighash(0, ht, None, tap).unwrap_or([7; 32]);
             let signer = if c.kind == 6 {
                 let t = taptweak_hash(&xonly, None);
-                kp.add_xonly_tweak(&libsecp::Scalar::from_be_bytes(t).unwrap()).unwrap()
+                kp.add_xonly_tweak(&secp256k1::Scalar::from_be_bytes(t).unwrap()).unwrap()
             } else {
                 kp
             };
-            let mut sig = libsecp::schnorr::sign_no_aux_rand(&sighash, &signer).to_byte_array().to_vec();
+            let mut sig = secp256k1::schnorr::sign_no_aux_rand(&sighash, &signer).to_byte_array().to_vec();
             if ht != 0 {
                 sig.push(ht);
             }

@@ -13,7 +13,7 @@ use secp256k1 as ls;
 fn rand_seckey(rng: &mut SplitMix64) -> [u8; 32] {
     loop {
         let k = rng.bytes32();
-        if ls::SecretKey::from_byte_array(k).is_ok() {
+        if ls::SecretKey::from_secret_bytes(k).is_ok() {
             return k;
         }
     }
@@ -36,7 +36,7 @@ fn theirs_ecdsa(pk: &[u8], msg: &[u8; 32], compact: &[u8; 64]) -> Option<bool> {
         Err(_) => return Some(false),
     };
     sig.normalize_s();
-    Some(ls::SECP256K1.verify_ecdsa(ls::Message::from_digest(*msg), &sig, &pk).is_ok())
+    Some(ls::ecdsa::verify(&sig, ls::Message::from_digest(*msg), &pk).is_ok())
 }
 
 fn ecdsa_cases(seed: u64, iters: usize) {
@@ -45,17 +45,17 @@ fn ecdsa_cases(seed: u64, iters: usize) {
         let sk = rand_seckey(&mut rng);
         let msg = rng.bytes32();
         let pk = PublicKey::from_secret(&sk).unwrap();
-        let lsk = ls::SecretKey::from_byte_array(sk).unwrap();
-        let lpk = ls::PublicKey::from_secret_key_global(&lsk);
+        let lsk = ls::SecretKey::from_secret_bytes(sk).unwrap();
+        let lpk = ls::PublicKey::from_secret_key(&lsk);
         assert_eq!(pk.serialize_compressed(), lpk.serialize(), "pubkey mismatch");
         assert_eq!(pk.serialize_uncompressed(), lpk.serialize_uncompressed());
         // Our signature (RFC 6979, low S) must be byte-identical to libsecp256k1's.
         let sig = ecdsa::sign(&sk, &msg);
-        let lsig = ls::SECP256K1.sign_ecdsa(ls::Message::from_digest(msg), &lsk);
+        let lsig = ls::ecdsa::sign(ls::Message::from_digest(msg), &lsk);
         assert_eq!(sig.to_compact(), lsig.serialize_compact(), "case {i}: signature bytes");
         assert_eq!(sig.to_der(), lsig.serialize_der().to_vec());
         assert!(ours_ecdsa(&pk, &msg, &sig));
-        assert!(ls::SECP256K1.verify_ecdsa(ls::Message::from_digest(msg), &lsig, &lpk).is_ok());
+        assert!(ls::ecdsa::verify(&lsig, ls::Message::from_digest(msg), &lpk).is_ok());
         if i % 8 == 0 {
             let kvk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&pk.serialize_compressed()).unwrap();
             let ksig = k256::ecdsa::Signature::from_slice(&sig.to_compact()).unwrap();
@@ -121,25 +121,25 @@ fn schnorr_cases(seed: u64, iters: usize) {
         let mlen = (rng.next_u64() % 80) as usize;
         let mut msg = vec![0u8; mlen];
         rng.fill(&mut msg);
-        let kp = ls::Keypair::from_seckey_byte_array(ls::SECP256K1, sk).unwrap();
+        let kp = ls::Keypair::from_secret_bytes(sk).unwrap();
         let (lx, _) = kp.x_only_public_key();
         let sig = schnorr::sign(&sk, &msg, &aux);
-        let lsig = ls::SECP256K1.sign_schnorr_with_aux_rand(&msg, &kp, &aux);
+        let lsig = ls::schnorr::sign_with_aux_rand(&msg, &kp, &aux);
         assert_eq!(sig, lsig.to_byte_array(), "case {i}: BIP340 signature bytes");
-        let px = XOnlyPublicKey::parse(&lx.serialize()).unwrap();
+        let px = XOnlyPublicKey::parse(&lx.to_byte_array()).unwrap();
         assert!(schnorr::verify(&px, &msg, &sig));
         for b in Backend::available() {
             assert!(schnorr::verify_with(b, &px, &msg, &sig));
         }
         if i % 8 == 0 {
-            let kvk = k256::schnorr::VerifyingKey::from_bytes(&lx.serialize()).unwrap();
+            let kvk = k256::schnorr::VerifyingKey::from_bytes(&lx.to_byte_array()).unwrap();
             let ksig = k256::schnorr::Signature::try_from(&sig[..]).unwrap();
             assert!(kvk.verify_raw(&msg, &ksig).is_ok(), "k256 rejects our BIP340 signature");
         }
         // Mutations.
         let mut s2 = sig;
         let mut m2 = msg.clone();
-        let mut pkb = lx.serialize();
+        let mut pkb = lx.to_byte_array();
         let bit = (rng.next_u64() % 256) as usize;
         match i % 7 {
             0 => s2[bit / 8] ^= 1 << (bit % 8),
@@ -155,7 +155,7 @@ fn schnorr_cases(seed: u64, iters: usize) {
             _ => s2[..32].copy_from_slice(&pkb),
         }
         let theirs = ls::XOnlyPublicKey::from_byte_array(pkb).ok().map(|pk| {
-            ls::SECP256K1.verify_schnorr(&ls::schnorr::Signature::from_byte_array(s2), &m2, &pk).is_ok()
+            ls::schnorr::verify(&ls::schnorr::Signature::from_byte_array(s2), &m2, &pk).is_ok()
         });
         let ours = XOnlyPublicKey::parse(&pkb).ok().map(|pk| {
             let v = schnorr::verify(&pk, &m2, &s2);
@@ -195,11 +195,11 @@ fn libsecp256k1_signatures_verify_here() {
     let mut rng = SplitMix64(test_seed() ^ 0x7E57);
     for _ in 0..test_iters(2_000) {
         let sk = rand_seckey(&mut rng);
-        let lsk = ls::SecretKey::from_byte_array(sk).unwrap();
+        let lsk = ls::SecretKey::from_secret_bytes(sk).unwrap();
         let msg = rng.bytes32();
         let extra = rng.bytes32();
-        let lsig = ls::SECP256K1.sign_ecdsa_with_noncedata(ls::Message::from_digest(msg), &lsk, &extra);
-        let pk = PublicKey::parse(&ls::PublicKey::from_secret_key_global(&lsk).serialize()).unwrap();
+        let lsig = ls::ecdsa::sign_with_noncedata(ls::Message::from_digest(msg), &lsk, &extra);
+        let pk = PublicKey::parse(&ls::PublicKey::from_secret_key(&lsk).serialize()).unwrap();
         let sig = ecdsa::Signature::from_der(&lsig.serialize_der()).unwrap();
         assert!(ecdsa::verify(&pk, &msg, &sig));
         let mut high = sig;
@@ -219,24 +219,24 @@ fn xonly_tweak_add_vs_libsecp256k1() {
     let mut rng = SplitMix64(test_seed() ^ 0x7A9);
     for i in 0..test_iters(1_000) {
         let sk = rand_seckey(&mut rng);
-        let kp = ls::Keypair::from_seckey_byte_array(ls::SECP256K1, sk).unwrap();
+        let kp = ls::Keypair::from_secret_bytes(sk).unwrap();
         let (lx, _) = kp.x_only_public_key();
-        let internal = XOnlyPublicKey::parse(&lx.serialize()).unwrap();
+        let internal = XOnlyPublicKey::parse(&lx.to_byte_array()).unwrap();
         let tweak = if i == 0 { [0xFF; 32] } else { rng.bytes32() };
         let lt = ls::Scalar::from_be_bytes(tweak);
         let ours = internal.tweak_add(&tweak);
         let lt = lt.ok();
-        let theirs = lt.and_then(|t| lx.add_tweak(ls::SECP256K1, &t).ok());
+        let theirs = lt.and_then(|t| lx.add_tweak(&t).ok());
         assert_eq!(ours.is_ok(), theirs.is_some());
         if let (Ok((q, odd)), Some((lq, lpar))) = (ours, theirs) {
-            assert_eq!(q.serialize(), lq.serialize());
+            assert_eq!(q.serialize(), lq.to_byte_array());
             assert_eq!(odd, lpar == ls::Parity::Odd);
             assert!(tweak_add_check(&internal, &tweak, &q.serialize(), odd));
             assert!(!tweak_add_check(&internal, &tweak, &q.serialize(), !odd));
             let mut wrong = q.serialize();
             wrong[31] ^= 1;
             assert!(!tweak_add_check(&internal, &tweak, &wrong, odd));
-            assert!(lx.tweak_add_check(ls::SECP256K1, &lq, lpar, lt.unwrap()));
+            assert!(lx.tweak_add_check(&lq, lpar, lt.unwrap()));
             // Key-path signing with the tweaked secret verifies under the output key.
             let tsk = secret_tweak_add_xonly(&sk, &tweak).unwrap();
             let msg = rng.bytes32();

@@ -638,7 +638,7 @@ fn ecdsa_r_plus_n_branch() {
     let pk = super::PublicKey(q);
     let lpk = secp256k1::PublicKey::from_slice(&pk.serialize_compressed()).unwrap();
     let lsig = secp256k1::ecdsa::Signature::from_compact(&sig.to_compact()).unwrap();
-    assert!(secp256k1::SECP256K1.verify_ecdsa(secp256k1::Message::from_digest(z), &lsig, &lpk).is_ok());
+    assert!(secp256k1::ecdsa::verify(&lsig, secp256k1::Message::from_digest(z), &lpk).is_ok());
     assert!(super::ecdsa::verify(&pk, &z, &sig));
 }
 

@@ -9,7 +9,7 @@
 pub mod harness;
 
 use fullverify::script::SigVerifier;
-use libsecp::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
+use secp256k1::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
 use std::io::Read;
 use std::path::Path;
 

@@ -70,7 +70,7 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
             "libsecp256k1".into(),
             Box::new(move || {
                 ls.iter()
-                    .filter(|(pk, m, s)| secp256k1::SECP256K1.verify_ecdsa(*m, s, black_box(pk)).is_ok())
+                    .filter(|(pk, m, s)| secp256k1::ecdsa::verify(s, *m, black_box(pk)).is_ok())
                     .count()
             }),
         ));
@@ -118,7 +118,7 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
             "libsecp256k1".into(),
             Box::new(move || {
                 ls.iter()
-                    .filter(|(pk, m, s)| secp256k1::SECP256K1.verify_schnorr(s, m, black_box(pk)).is_ok())
+                    .filter(|(pk, m, s)| secp256k1::schnorr::verify(s, m, black_box(pk)).is_ok())
                     .count()
             }),
         ));
