@@ -227,7 +227,7 @@ fn main() {
         1,
         json!({ "sigs": nsigs, "rounds": rounds, "quick": quick,
                 "available_backends": Backend::available().iter().map(|b| b.name()).collect::<Vec<_>>(),
-                "peers": { "libsecp256k1": "secp256k1 crate 0.31", "k256": "k256 0.13" } }),
+                "peers": { "libsecp256k1": "secp256k1 crate 0.33", "k256": "k256 0.13" } }),
     );
     packet.set("metrics", serde_json::Value::Object(metrics));
     let dir = opt("--out").map(std::path::PathBuf::from).unwrap_or_else(results_dir);
