@@ -8,13 +8,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export FULLVERIFY_VECTORS="${FULLVERIFY_VECTORS:-$ROOT/../shared/vectors}"
-[ -d "$FULLVERIFY_VECTORS" ] || echo "WARNING: no vectors at $FULLVERIFY_VECTORS: vector tests will SKIP" >&2
+if [ ! -d "$FULLVERIFY_VECTORS" ]; then
+  [ "${FULLVERIFY_REQUIRE_VECTORS:-}" = 1 ] && { echo "FAIL: FULLVERIFY_REQUIRE_VECTORS=1 but no vectors at $FULLVERIFY_VECTORS" >&2; exit 1; }
+  echo "WARNING: no vectors at $FULLVERIFY_VECTORS: vector tests will SKIP" >&2
+fi
 
 step() { printf '\n==== %s ====\n' "$*"; }
 SECONDS=0
 
 step "install: Rust wasm target, wasm-bindgen-cli, chromium, Python venv (npm packages: web/test.sh)"
 rustup target add wasm32-unknown-unknown >/dev/null
+rustup component add clippy rustfmt >/dev/null 2>&1 || rustup component add clippy rustfmt
 WBG_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' web/Cargo.toml)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBG_VERSION" ]; then
   # --locked fails for this crate here; the version is pinned exactly instead.
@@ -30,8 +34,23 @@ fi
 .venv/bin/python -m pip install -q -r py/requirements-test.txt
 export PATH="$ROOT/.venv/bin:$PATH" VIRTUAL_ENV="$ROOT/.venv"
 
-step "rust: cargo test (core + experiments)"
+step "rust: formatting and lints (rustfmt, clippy -D warnings)"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -q -- -D warnings
+echo "rustfmt and clippy: clean"
+
+step "rust: cargo test (core, testkit, experiments)"
 cargo test --workspace --exclude fullverify-py --exclude fullverify-web 2>&1
+
+step "rust: a missing vector fails under FULLVERIFY_REQUIRE_VECTORS=1 and names the file"
+EMPTY=$(mktemp -d)
+if out=$(FULLVERIFY_VECTORS="$EMPTY" FULLVERIFY_REQUIRE_VECTORS=1 \
+    cargo test -q -p fullverify --test sighash_vectors 2>&1); then
+  echo "$out"; echo "FAIL: the vector tests passed with an empty vectors folder"; exit 1
+fi
+grep -q "vector file core/sighash.json not found" <<<"$out" || { echo "$out"; echo "FAIL: missing file not named"; exit 1; }
+rmdir "$EMPTY"
+echo "an empty vectors folder fails as required"
 
 if [ -f experiments/src/bin/conformance.rs ]; then
   step "conformance runner on the external vectors"

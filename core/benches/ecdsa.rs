@@ -4,8 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use fullverify::secp256k1::{ecdsa, PublicKey};
-use fullverify::testutil::SplitMix64;
 use fullverify::Backend;
+use fullverify_testkit::SplitMix64;
 use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use std::hint::black_box;
 

@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use fullverify::backend::portable::field::Fe5x52;
 use fullverify::secp256k1::field::{inv, inv_var, FieldOps};
-use fullverify::testutil::SplitMix64;
+use fullverify_testkit::SplitMix64;
 use std::hint::black_box;
 
 fn kernels<F: FieldOps>(c: &mut Criterion, name: &str) {

@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use fullverify::secp256k1::ecmult::wnaf;
 use fullverify::secp256k1::Scalar;
-use fullverify::testutil::SplitMix64;
+use fullverify_testkit::SplitMix64;
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

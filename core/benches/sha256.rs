@@ -3,8 +3,8 @@
 //! `merkle/<backend>/<leaves>`. Throughput is reported in bytes of input.
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use fullverify::hash::{merkle_root_with, sha256, sha256d64_many, tags};
-use fullverify::testutil::SplitMix64;
 use fullverify::Backend;
+use fullverify_testkit::SplitMix64;
 
 fn bench_sha256(c: &mut Criterion) {
     let mut g = c.benchmark_group("sha256");

@@ -11,8 +11,7 @@
 //!   secp256k1 layer (`fullverify+native`); libbitcoinconsensus re-parses the transaction and
 //!   rebuilds its precomputed data on every call (its API takes one input at a time).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+use fullverify_testkit as common;
 
 use bitcoin::hashes::Hash;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -22,7 +21,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 fn shape(n_in: usize, n_out: usize, taproot: bool) -> (Transaction, Vec<TxOut>) {
-    let mut rng = fullverify::testutil::SplitMix64(n_in as u64 * 31 + n_out as u64);
+    let mut rng = fullverify_testkit::SplitMix64(n_in as u64 * 31 + n_out as u64);
     let tx = Transaction {
         version: 2,
         inputs: (0..n_in)
@@ -171,8 +170,8 @@ fn sighash_benches(c: &mut Criterion) {
 
 fn block_bench(c: &mut Criterion) {
     let (Some(bp), Some(pp)) = (
-        fullverify::testutil::vector_file("blocks_with_prevouts/mainnet_866342.block.zst"),
-        fullverify::testutil::vector_file("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
+        fullverify_testkit::vector_file("blocks_with_prevouts/mainnet_866342.block.zst"),
+        fullverify_testkit::vector_file("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
     ) else {
         return;
     };

@@ -32,7 +32,4 @@ pub mod script;
 pub mod secp256k1;
 pub mod sighash;
 
-#[doc(hidden)]
-pub mod testutil;
-
 pub use backend::Backend;

@@ -2,13 +2,13 @@
 //! Real blocks parse exactly, re-serialize byte for byte, hash to their known block hashes,
 //! and their txids/wtxids give the header's merkle root and the coinbase's witness commitment.
 
-mod common;
+use fullverify_testkit as common;
 
 use fullverify::encode::{display_hex, Block};
 use fullverify::hash::{merkle_root, sha256d, witness_merkle_root};
 
 fn check(rel: &str, hash: &str, n_tx: usize) {
-    let Some(p) = fullverify::testutil::vector_file(rel) else { return };
+    let Some(p) = fullverify_testkit::vector_file(rel) else { return };
     let raw = common::read_maybe_compressed(&p);
     let b = Block::from_bytes(&raw).expect("parses");
     assert_eq!(display_hex(&b.block_hash()), hash);
@@ -66,9 +66,9 @@ fn block_decode_vs_known_hashes_and_roots() {
 
 #[test]
 fn truncated_blocks_fail_cleanly() {
-    let Some(p) = fullverify::testutil::vector_file("core/block413567.raw") else { return };
+    let Some(p) = fullverify_testkit::vector_file("core/block413567.raw") else { return };
     let raw = common::read_maybe_compressed(&p);
-    let mut rng = fullverify::testutil::SplitMix64(fullverify::testutil::test_seed());
+    let mut rng = fullverify_testkit::SplitMix64(fullverify_testkit::test_seed());
     for _ in 0..200 {
         let cut = (rng.next_u64() % raw.len() as u64) as usize;
         assert!(Block::from_bytes(&raw[..cut]).is_err());

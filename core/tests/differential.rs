@@ -10,7 +10,7 @@
 //! with both signature backends (libsecp256k1 and fullverify's own), which must also agree
 //! on the exact error.
 
-mod common;
+use fullverify_testkit as common;
 
 use common::harness::{all_consensus_flags, script_test_txs, NUMS_H};
 use common::SecpVerifier;
@@ -19,8 +19,8 @@ use fullverify::hash::{hash160, sha256};
 use fullverify::script::interpreter::{push_data_script, tapleaf_hash, taptweak_hash};
 use fullverify::script::verify_input;
 use fullverify::sighash::TxContext;
-use secp256k1::{Keypair, Message, SecretKey};
 use proptest::prelude::*;
+use secp256k1::{Keypair, Message, SecretKey};
 
 /// A script token: an opcode, a number, or a data push.
 #[derive(Clone, Debug)]
@@ -256,7 +256,7 @@ fn core_verdict(tx: &fullverify::encode::Transaction, spent: &TxOut, flags: u32)
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: fullverify::testutil::test_iters(3000) as u32,
+        cases: fullverify_testkit::test_iters(3000) as u32,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

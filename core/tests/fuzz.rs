@@ -2,7 +2,7 @@
 //! Fuzz-style property tests: decoding and interpreting arbitrary bytes never panics, and
 //! whatever decodes re-encodes to the same bytes (the encoding is canonical).
 
-mod common;
+use fullverify_testkit as common;
 
 use common::SecpVerifier;
 use fullverify::encode::{Block, Transaction, TxOut};
@@ -15,7 +15,7 @@ const SEED_TX: &str = "01000000000102fff7f7881a8099afa6940d42d1e7f6362bec38171ea
 
 fn cfg() -> ProptestConfig {
     ProptestConfig {
-        cases: fullverify::testutil::test_iters(20000) as u32,
+        cases: fullverify_testkit::test_iters(20000) as u32,
         failure_persistence: None,
         ..ProptestConfig::default()
     }

@@ -7,7 +7,7 @@
 //! amount or scriptPubKey mutation also fails the transaction's *other* taproot inputs; legacy
 //! signatures do not commit to amounts, so amount mutations are sampled on segwit inputs only.
 
-mod common;
+use fullverify_testkit as common;
 
 use common::harness::{self, BlockWithPrevouts, PrevoutFormat};
 use common::SecpVerifier;
@@ -17,8 +17,8 @@ use fullverify::script::verify_input;
 use fullverify::sighash::TxContext;
 
 fn load(block: &str, prevouts: &str, kind: PrevoutFormat, net: &str) -> Option<BlockWithPrevouts> {
-    let b = common::read_maybe_compressed(&fullverify::testutil::vector_file(block)?);
-    let p = common::read_maybe_compressed(&fullverify::testutil::vector_file(prevouts)?);
+    let b = common::read_maybe_compressed(&fullverify_testkit::vector_file(block)?);
+    let p = common::read_maybe_compressed(&fullverify_testkit::vector_file(prevouts)?);
     Some(harness::load_block_with_prevouts(&b, &p, kind, net, &common::decompress_pubkey).expect("loads"))
 }
 
@@ -81,7 +81,7 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
         }
         k += tx.inputs.len();
     }
-    let mut rng = fullverify::testutil::SplitMix64(fullverify::testutil::test_seed());
+    let mut rng = fullverify_testkit::SplitMix64(fullverify_testkit::test_seed());
     let mut done: std::collections::BTreeMap<String, usize> = Default::default();
     for (kind, inputs) in &by_kind {
         for n in 0..per_kind.min(inputs.len()) {
@@ -116,12 +116,23 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
                 }
                 *done.entry(format!("{kind}/{m:?}")).or_default() += 1;
                 let ctx = TxContext::new(&tx, Some(&spent));
-                assert!(
-                    verify_input(&ctx, i, b.flags, &SecpVerifier).is_err(),
-                    "{m:?} on {kind} tx {t} input {i} still verifies; witness script {}",
+                let witness_script = || {
                     fullverify::script::asm::to_asm(
-                        tx.inputs[i].witness.last().map(|w| &w[..]).unwrap_or(&[])
+                        tx.inputs[i].witness.last().map(|w| &w[..]).unwrap_or(&[]),
                     )
+                };
+                let err = match verify_input(&ctx, i, b.flags, &SecpVerifier) {
+                    Ok(()) => panic!(
+                        "{m:?} on {kind} tx {t} input {i} still verifies; witness script {}",
+                        witness_script()
+                    ),
+                    Err(e) => e.name(),
+                };
+                let allowed = expected_errors(kind, m);
+                assert!(
+                    allowed.is_empty() || allowed.contains(&err),
+                    "{m:?} on {kind} tx {t} input {i} failed with {err}, expected one of {allowed:?}; witness script {}",
+                    witness_script()
                 );
                 // Other inputs still pass (up to 16 of them), except taproot inputs when an
                 // amount or scriptPubKey (which BIP341 commits to for all inputs) changed.
@@ -139,6 +150,26 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
     }
     eprintln!("  mutations per kind: {done:?}");
     assert!(done.keys().any(|k| k.ends_with("SigByte")) && done.keys().any(|k| k.ends_with("SpkByte")));
+}
+
+/// Core's script error for a mutation of an input spending `kind`, as Core's interpreter reports
+/// it under consensus flags (no NULLFAIL): a wrong ECDSA signature leaves false on the stack
+/// (`EVAL_FALSE`, or the `…VERIFY` error where the script verifies it), a wrong BIP340 signature
+/// is an error of its own (`SCHNORR_SIG`), and a changed scriptPubKey breaks the hash it commits
+/// to. An empty slice accepts any error: P2WSH scripts branch on a signature's result (a failed
+/// check can take a timelock branch), and uncommon scripts fail in their own ways.
+fn expected_errors(kind: &str, m: Mutation) -> &'static [&'static str] {
+    const ECDSA_FALSE: &[&str] = &["EVAL_FALSE", "CHECKSIGVERIFY", "CHECKMULTISIGVERIFY"];
+    match (kind, m) {
+        ("p2tr-key" | "p2tr-script", Mutation::SigByte | Mutation::Amount) => &["SCHNORR_SIG"],
+        ("p2tr-key", Mutation::SpkByte) => &["SCHNORR_SIG"],
+        ("p2tr-script" | "p2wsh", Mutation::SpkByte) => &["WITNESS_PROGRAM_MISMATCH"],
+        // P2WPKH runs the implied `DUP HASH160 <program> EQUALVERIFY CHECKSIG`.
+        ("p2pkh" | "p2wpkh", Mutation::SpkByte) => &["EQUALVERIFY"],
+        ("p2sh", Mutation::SpkByte) => &["EVAL_FALSE"],
+        ("p2pkh" | "p2sh" | "p2wpkh", Mutation::SigByte | Mutation::Amount) => ECDSA_FALSE,
+        _ => &[],
+    }
 }
 
 /// The kind of output an input spends (taproot split into key and script path).

@@ -2,7 +2,7 @@
 //! Core's `script_assets_test` over the 2,760 feature_taproot.py cases: every success passes
 //! under each consensus-flag subset of its flags, every failure fails under each superset.
 
-mod common;
+use fullverify_testkit as common;
 
 use common::{harness, SecpVerifier};
 

@@ -2,7 +2,7 @@
 //! Core's script_tests.json, tx_valid.json and tx_invalid.json with Core's harness semantics
 //! (see `common/harness.rs`), signatures checked by libsecp256k1.
 
-mod common;
+use fullverify_testkit as common;
 
 use common::{harness, SecpVerifier};
 use fullverify::script::NativeVerifier;

@@ -3,7 +3,7 @@
 //! directory; skipped loudly when absent.
 
 use fullverify::secp256k1::{schnorr, XOnlyPublicKey};
-use fullverify::testutil::vector_file;
+use fullverify_testkit::vector_file;
 
 fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s.trim()).expect("hex")

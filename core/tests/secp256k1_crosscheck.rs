@@ -5,8 +5,8 @@
 //! so 10^5 signature cases with their mutations per run).
 
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
-use fullverify::testutil::{test_iters, test_seed, SplitMix64};
 use fullverify::Backend;
+use fullverify_testkit::{test_iters, test_seed, SplitMix64};
 use k256::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
 use secp256k1 as ls;
 
@@ -154,9 +154,9 @@ fn schnorr_cases(seed: u64, iters: usize) {
             5 => s2[32..].fill(0xFF),
             _ => s2[..32].copy_from_slice(&pkb),
         }
-        let theirs = ls::XOnlyPublicKey::from_byte_array(pkb).ok().map(|pk| {
-            ls::schnorr::verify(&ls::schnorr::Signature::from_byte_array(s2), &m2, &pk).is_ok()
-        });
+        let theirs = ls::XOnlyPublicKey::from_byte_array(pkb)
+            .ok()
+            .map(|pk| ls::schnorr::verify(&ls::schnorr::Signature::from_byte_array(s2), &m2, &pk).is_ok());
         let ours = XOnlyPublicKey::parse(&pkb).ok().map(|pk| {
             let v = schnorr::verify(&pk, &m2, &s2);
             for b in Backend::available() {

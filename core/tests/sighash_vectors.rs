@@ -2,7 +2,7 @@
 //! Sighash vectors: Core's sighash.json (legacy), the BIP143 examples, the BIP341 wallet
 //! vectors; and the cost bound of legacy hashing on a 20,000-input transaction.
 
-mod common;
+use fullverify_testkit as common;
 
 use common::harness;
 use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
@@ -64,7 +64,7 @@ fn legacy_reference(tx: &Transaction, n_in: usize, script: &[u8], ht: u32) -> [u
 
 #[test]
 fn legacy_sighash_20000_inputs_is_linear_per_input() {
-    let mut rng = fullverify::testutil::SplitMix64(fullverify::testutil::test_seed());
+    let mut rng = fullverify_testkit::SplitMix64(fullverify_testkit::test_seed());
     let n = 20_000;
     let tx = Transaction {
         version: 1,

@@ -51,7 +51,7 @@ impl Stats {
         let mut s = samples.to_vec();
         s.sort_by(f64::total_cmp);
         let n = s.len();
-        let mut rng = fullverify::testutil::SplitMix64(0xb007_57a9);
+        let mut rng = fullverify_testkit::SplitMix64(0xb007_57a9);
         let mut meds: Vec<f64> = (0..1000)
             .map(|_| {
                 let mut r: Vec<f64> = (0..n).map(|_| s[(rng.next_u64() % n as u64) as usize]).collect();

@@ -5,7 +5,7 @@
 use std::process::Command;
 
 fn vectors() -> Option<std::path::PathBuf> {
-    fullverify::testutil::vectors_dir()
+    fullverify_testkit::vectors_dir()
 }
 
 #[test]

@@ -4,7 +4,8 @@
 The package is imported from the source tree (py/python); the oracle needs nothing from the
 Rust extension, so oracle tests run even where the extension is not built. External vectors are
 located through FULLVERIFY_VECTORS or ../shared/vectors relative to the
-repository root; tests that need them skip loudly when they are absent.
+repository root; tests that need them skip loudly when they are absent, and fail instead when
+FULLVERIFY_REQUIRE_VECTORS=1 (CI sets it), so a run without the vectors cannot pass.
 """
 
 import os
@@ -28,8 +29,11 @@ def vectors_dir():
 def vectors():
     path = vectors_dir()
     if not (path / "MANIFEST.md").is_file():
-        pytest.skip(
-            f"SKIP external vectors: {path} not found; set FULLVERIFY_VECTORS to the "
-            "shared vectors folder (see STYLE.md 7d)"
+        message = (
+            f"external vectors: {path}/MANIFEST.md not found; set FULLVERIFY_VECTORS to the "
+            "shared vectors folder"
         )
+        if os.environ.get("FULLVERIFY_REQUIRE_VECTORS", "").strip().lower() in ("1", "true", "yes"):
+            pytest.fail(f"FULLVERIFY_REQUIRE_VECTORS is set, but {message}", pytrace=False)
+        pytest.skip(f"SKIP {message}")
     return path

@@ -154,7 +154,7 @@ impl JacobianPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::SplitMix64;
+    use fullverify_testkit::SplitMix64;
 
     #[test]
     fn public_point_api_vs_generator_multiples() {

@@ -9,7 +9,7 @@ use super::field::{batch_inv_var, inv, inv_var, pow_p1_4, sqrt, FieldOps};
 use super::group::{Ge, Gej};
 use super::scalar::{Scalar, LAMBDA};
 use crate::backend::portable::field::Fe5x52;
-use crate::testutil::{test_iters, test_seed, SplitMix64};
+use fullverify_testkit::{test_iters, test_seed, SplitMix64};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use proptest::prelude::*;

@@ -15,13 +15,12 @@
 //! | `script_assets/` | `*.json`, `*.json.gz` | Core's script_assets_test |
 //! | `blocks_with_prevouts/` | `<network>_<name>.{block,blk}[.raw,.zst,.bz2,.gz]` with a sibling `<network>_<name>.{spent_utxos.json,spent_outputs.bin,utxostore}[...]` | every input verifies |
 //!
-//! The same harness code as the integration tests (`core/tests/common/`) is compiled in, so the
+//! The same harness code as the integration tests (`fullverify_testkit::harness`) is used, so the
 //! runner and `cargo test` agree on what passing means. Signatures, taproot tweaks and key
 //! decompression use fullverify's own secp256k1 layer ([`NativeVerifier`]), so the runner
 //! checks the production stack end to end.
 
-#[path = "../../../core/tests/common/mod.rs"]
-mod common;
+use fullverify_testkit as common;
 
 use common::harness::{self, Outcome, PrevoutFormat};
 use fullverify::script::NativeVerifier;

@@ -9,10 +9,10 @@
 //! `merkle9001_speedup_vs_sha2=<x> sha256d64_speedup_vs_sha2=<y> backend=<name>`.
 
 use fullverify::hash::{merkle_root_with, sha256d64_many};
-use fullverify::testutil::SplitMix64;
 use fullverify::Backend;
 use fullverify_experiments::report::{results_dir, Packet};
 use fullverify_experiments::timing::{alternate, calibrate, keep, Arm, ArmSamples};
+use fullverify_testkit::SplitMix64;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;

@@ -12,10 +12,10 @@
 //! (`--only` runs one arm in a loop without writing results, for profilers such as callgrind).
 
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
-use fullverify::testutil::SplitMix64;
 use fullverify::Backend;
 use fullverify_experiments::report::{results_dir, Packet};
 use fullverify_experiments::timing::{median, Stats};
+use fullverify_testkit::SplitMix64;
 use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use serde_json::json;
 use std::hint::black_box;
@@ -69,9 +69,7 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
         out.push((
             "libsecp256k1".into(),
             Box::new(move || {
-                ls.iter()
-                    .filter(|(pk, m, s)| secp256k1::ecdsa::verify(s, *m, black_box(pk)).is_ok())
-                    .count()
+                ls.iter().filter(|(pk, m, s)| secp256k1::ecdsa::verify(s, *m, black_box(pk)).is_ok()).count()
             }),
         ));
         let ks: Vec<_> = set
@@ -117,9 +115,7 @@ fn arms<'a>(set: &'a Set, kind: &str) -> Vec<Arm<'a>> {
         out.push((
             "libsecp256k1".into(),
             Box::new(move || {
-                ls.iter()
-                    .filter(|(pk, m, s)| secp256k1::schnorr::verify(s, m, black_box(pk)).is_ok())
-                    .count()
+                ls.iter().filter(|(pk, m, s)| secp256k1::schnorr::verify(s, m, black_box(pk)).is_ok()).count()
             }),
         ));
         let ks: Vec<_> = set

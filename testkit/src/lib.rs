@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Shared pieces of the integration tests: a [`SigVerifier`] over libsecp256k1 (the
-//! `secp256k1` crate, a dev-dependency), hex helpers, and vector loading.
+//! The internal test kit of fullverify (not published): what the integration tests, the
+//! benches and the experiment drivers share.
 //!
-//! `SecpVerifier` follows Core's `CPubKey::Verify`: parse the key (hybrid allowed), parse the
-//! signature with the lax DER parser, normalise S, verify.
-#![allow(dead_code)]
+//! - [`vectors`]: where the external vectors are, and the skip-or-fail contract when they are
+//!   absent (`FULLVERIFY_REQUIRE_VECTORS=1` turns every skip into a failure that names the
+//!   missing file);
+//! - [`harness`]: runners for Bitcoin Core's vector formats (script_tests, tx_valid/invalid,
+//!   sighash, BIP143/341, script assets, blocks with the outputs they spend), so `cargo test`
+//!   and the conformance runner apply one definition of "pass";
+//! - [`SecpVerifier`]: a [`SigVerifier`] over libsecp256k1, the reference the production stack
+//!   is compared with. It follows Core's `CPubKey::Verify`: parse the key (hybrid allowed),
+//!   parse the signature with the lax DER parser, normalise S, verify;
+//! - deterministic randomness for tests ([`SplitMix64`], [`test_seed`], [`test_iters`]) and
+//!   hex/decompression helpers.
 
 pub mod harness;
+pub mod vectors;
+
+pub use vectors::{
+    load_json, read_maybe_compressed, test_iters, test_seed, vector_file, vectors_dir, SplitMix64,
+};
 
 use fullverify::script::SigVerifier;
 use secp256k1::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
-use std::io::Read;
-use std::path::Path;
 
 /// libsecp256k1-backed signature checks.
 pub struct SecpVerifier;
@@ -66,31 +77,6 @@ pub fn rev32(s: &str) -> [u8; 32] {
     let mut v: [u8; 32] = unhex(s).try_into().expect("32 bytes");
     v.reverse();
     v
-}
-
-/// The bytes of a vector file, decompressed by extension (.zst, .bz2, .gz).
-pub fn read_maybe_compressed(path: &Path) -> Vec<u8> {
-    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let name = path.to_string_lossy();
-    if name.ends_with(".zst") {
-        zstd::decode_all(&raw[..]).expect("zstd")
-    } else if name.ends_with(".bz2") {
-        let mut out = Vec::new();
-        bzip2::read::BzDecoder::new(&raw[..]).read_to_end(&mut out).expect("bz2");
-        out
-    } else if name.ends_with(".gz") {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out).expect("gzip");
-        out
-    } else {
-        raw
-    }
-}
-
-/// A JSON vector file, or `None` (loudly) when the vectors are absent.
-pub fn load_json(rel: &str) -> Option<serde_json::Value> {
-    let p = fullverify::testutil::vector_file(rel)?;
-    Some(serde_json::from_slice(&read_maybe_compressed(&p)).expect("json"))
 }
 
 /// Decompresses a compressed SEC1 key (for Core's compressed-script types 4/5).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Harnesses for the external vector formats, with Core's semantics. Shared by the integration
-//! tests (`core/tests/*.rs`) and the conformance runner (`experiments/src/bin/conformance.rs`,
-//! which includes this file by path), so both apply one definition of "pass".
+//! tests (`core/tests/*.rs`) and the conformance runner (`experiments/src/bin/conformance.rs`), so
+//! both apply one definition of "pass".
 //!
 //! Every `run_*` returns an [`Outcome`]: counts plus a message per failure.
 #![allow(dead_code)]
@@ -240,7 +240,7 @@ pub fn run_script_tests<V: SigVerifier>(
     tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
 ) -> Outcome {
     let mut out = Outcome::default();
-    let mut rng = fullverify::testutil::SplitMix64(0x5c41_7e57);
+    let mut rng = crate::SplitMix64(0x5c41_7e57);
     for row in json.as_array().into_iter().flatten() {
         let t = match parse_script_test(row, tweak) {
             Ok(Some(t)) => t,
@@ -367,7 +367,7 @@ fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: u32, v: &V) -> bool {
 /// are necessary (re-adding any excluded flag makes it fail).
 pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
     let mut out = Outcome::default();
-    let mut rng = fullverify::testutil::SplitMix64(0x7a11_d000);
+    let mut rng = crate::SplitMix64(0x7a11_d000);
     for row in json.as_array().into_iter().flatten() {
         let c = match parse_tx_case(row) {
             Ok(Some(c)) => c,
@@ -421,7 +421,7 @@ pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
 /// listed flag removed (the flags are minimal).
 pub fn run_tx_invalid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
     let mut out = Outcome::default();
-    let mut rng = fullverify::testutil::SplitMix64(0x1a5a_11d0);
+    let mut rng = crate::SplitMix64(0x1a5a_11d0);
     for row in json.as_array().into_iter().flatten() {
         let c = match parse_tx_case(row) {
             Ok(Some(c)) => c,
