@@ -45,18 +45,26 @@ pub const ONE_HASH: [u8; 32] = {
 /// BIP143 aggregate hashes (double SHA-256s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bip143Hashes {
+    /// dSHA256 of every input's outpoint.
     pub hash_prevouts: [u8; 32],
+    /// dSHA256 of every input's `nSequence`.
     pub hash_sequence: [u8; 32],
+    /// dSHA256 of every output.
     pub hash_outputs: [u8; 32],
 }
 
 /// BIP341 aggregate hashes (single SHA-256s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bip341Hashes {
+    /// SHA256 of every input's outpoint.
     pub sha_prevouts: [u8; 32],
+    /// SHA256 of every spent output's amount.
     pub sha_amounts: [u8; 32],
+    /// SHA256 of every spent output's `scriptPubKey` (with its length prefix).
     pub sha_scriptpubkeys: [u8; 32],
+    /// SHA256 of every input's `nSequence`.
     pub sha_sequences: [u8; 32],
+    /// SHA256 of every output.
     pub sha_outputs: [u8; 32],
 }
 
