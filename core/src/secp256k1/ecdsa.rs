@@ -333,11 +333,49 @@ pub(crate) fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: 
 }
 
 /// Verifies with Core's semantics (high S accepted) on the detected backend.
+///
+/// `msg32` is the 32-byte message hash (for Bitcoin, the signature hash), reduced mod n.
+///
+/// ```
+/// use fullverify::secp256k1::{ecdsa, PublicKey};
+///
+/// let seckey = [0x11; 32];
+/// let pk = PublicKey::from_secret(&seckey).unwrap();
+/// let msg32 = fullverify::hash::sha256d(b"message");
+/// let sig = ecdsa::sign(&seckey, &msg32);
+/// assert!(ecdsa::verify(&pk, &msg32, &sig));
+///
+/// // DER round trip, as signatures appear in scripts.
+/// let der = sig.to_der();
+/// assert_eq!(ecdsa::Signature::from_der(&der), Ok(sig));
+///
+/// // Another message, or another key, fails.
+/// assert!(!ecdsa::verify(&pk, &fullverify::hash::sha256d(b"other"), &sig));
+/// let other = PublicKey::from_secret(&[0x22; 32]).unwrap();
+/// assert!(!ecdsa::verify(&other, &msg32, &sig));
+///
+/// // A high S verifies too (consensus normalizes S before verifying).
+/// let mut high = sig;
+/// high.s = high.s.negate();
+/// assert!(ecdsa::verify(&pk, &msg32, &high));
+/// ```
 pub fn verify(pk: &PublicKey, msg32: &[u8; 32], sig: &Signature) -> bool {
     verify_with(Backend::detect(), pk, msg32, sig)
 }
 
 /// [`verify`] on an explicit backend (a backend without secp256k1 kernels uses Portable).
+/// Every backend gives the same answer.
+///
+/// ```
+/// use fullverify::secp256k1::{ecdsa, PublicKey};
+/// use fullverify::Backend;
+///
+/// let pk = PublicKey::from_secret(&[0x11; 32]).unwrap();
+/// let sig = ecdsa::sign(&[0x11; 32], &[0x5a; 32]);
+/// for backend in Backend::available() {
+///     assert!(ecdsa::verify_with(backend, &pk, &[0x5a; 32], &sig), "{backend}");
+/// }
+/// ```
 pub fn verify_with(backend: Backend, pk: &PublicKey, msg32: &[u8; 32], sig: &Signature) -> bool {
     with_field!(backend, F => verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig))
 }

@@ -41,6 +41,9 @@ fn b7<F: FieldOps>() -> F {
     F::from_u64x4([7, 0, 0, 0])
 }
 
+// Conversions take `&self` like the rest of the kernel API (clippy asks for `self` only since
+// the type became crate-private).
+#[allow(clippy::wrong_self_convention)]
 impl<F: FieldOps> Ge<F> {
     pub(crate) const INFINITY: Ge<F> = Ge { x: F::ZERO, y: F::ZERO, infinity: true };
 
@@ -124,6 +127,9 @@ impl<F: FieldOps> Ge<F> {
     }
 }
 
+// Conversions take `&self` like the rest of the kernel API (clippy asks for `self` only since
+// the type became crate-private).
+#[allow(clippy::wrong_self_convention)]
 impl<F: FieldOps> Gej<F> {
     pub(crate) const INFINITY: Gej<F> = Gej { x: F::ZERO, y: F::ZERO, z: F::ZERO, infinity: true };
 

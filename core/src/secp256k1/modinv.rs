@@ -34,6 +34,7 @@ impl Signed62 {
     }
 
     /// To little-endian 64-bit words. Precondition: every limb in [0, 2^62), top limb < 2^8.
+    #[allow(clippy::wrong_self_convention)] // `&self` like `FieldOps::to_u64x4`
     pub(crate) fn to_u64x4(&self) -> [u64; 4] {
         let v = self.0.map(|x| x as u64);
         [

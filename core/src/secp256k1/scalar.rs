@@ -146,6 +146,7 @@ impl Scalar {
     }
 
     /// Little-endian words.
+    #[allow(clippy::wrong_self_convention)] // `&self` like the other accessors
     pub(crate) fn to_words(&self) -> [u64; 4] {
         self.0
     }

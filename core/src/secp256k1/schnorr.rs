@@ -56,11 +56,43 @@ pub(crate) fn verify_generic<F: EcmultField>(
 }
 
 /// BIP340 verification on the detected backend; malformed input gives `false`.
+///
+/// ```
+/// use fullverify::secp256k1::{schnorr, PublicKey, XOnlyPublicKey};
+///
+/// let seckey = [0x42; 32];
+/// let (xonly, _) = PublicKey::from_secret(&seckey).unwrap().x_only();
+/// let msg = b"any length of message";
+/// let sig = schnorr::sign(&seckey, msg, &[0; 32]);
+/// assert!(schnorr::verify(&xonly, msg, &sig));
+///
+/// // Keys travel as 32 bytes (BIP340 lift_x on parsing).
+/// let parsed = XOnlyPublicKey::parse(&xonly.serialize()).unwrap();
+/// assert!(schnorr::verify(&parsed, msg, &sig));
+///
+/// let mut bad = sig;
+/// bad[63] ^= 1;
+/// assert!(!schnorr::verify(&xonly, msg, &bad));
+/// assert!(!schnorr::verify(&xonly, b"another message", &sig));
+/// ```
 pub fn verify(pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8; 64]) -> bool {
     verify_with(Backend::detect(), pk, msg, sig)
 }
 
 /// [`verify`] on an explicit backend (a backend without secp256k1 kernels uses Portable).
+/// Every backend gives the same answer.
+///
+/// ```
+/// use fullverify::secp256k1::{schnorr, PublicKey, XOnlyPublicKey};
+/// use fullverify::Backend;
+///
+/// let (xonly, _) = PublicKey::from_secret(&[0x42; 32]).unwrap().x_only();
+/// let sig = schnorr::sign(&[0x42; 32], b"msg", &[7; 32]);
+/// for backend in Backend::available() {
+///     let pk = XOnlyPublicKey::parse_with(backend, &xonly.serialize()).unwrap();
+///     assert!(schnorr::verify_with(backend, &pk, b"msg", &sig), "{backend}");
+/// }
+/// ```
 pub fn verify_with(backend: Backend, pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8; 64]) -> bool {
     let px = pk.serialize();
     with_field!(backend, F => verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig))

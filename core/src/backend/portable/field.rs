@@ -31,6 +31,9 @@ fn check_mag(a: &[u64; 5], m: u64) {
     debug_assert!(a[3] <= 2 * m * M52 && a[4] <= 2 * m * M48, "magnitude above {m}: {a:x?}");
 }
 
+// Conversions take `&self` like the rest of the kernel API (clippy asks for `self` only since
+// the type became crate-private).
+#[allow(clippy::wrong_self_convention)]
 impl Fe5x52 {
     pub const ZERO: Fe5x52 = Fe5x52([0; 5]);
     pub const ONE: Fe5x52 = Fe5x52([1, 0, 0, 0, 0]);
