@@ -690,3 +690,31 @@ fn decompress_asm_vs_portable() {
         }
     }
 }
+
+/// The public per-backend kernel chains agree with the portable `FieldElement` operations.
+#[test]
+fn field_chain_with_every_backend_vs_field_element() {
+    use super::arith::{field_chain_with, FieldElement, FieldKernel};
+    let mut rng = SplitMix64(test_seed() ^ 0xc4a1);
+    for _ in 0..test_iters(200) {
+        let a = FieldElement::from_bytes_reduce(&rng.bytes32());
+        let b = FieldElement::from_bytes_reduce(&rng.bytes32());
+        let n = (rng.next_u64() % 20) as usize;
+        let mut want = [a; 4];
+        for _ in 0..n {
+            want[0] = want[0].mul(&b);
+            want[1] = want[1].sqr();
+        }
+        for _ in 0..n.min(3) {
+            want[2] = want[2].inv();
+            want[3] = want[3].inv_vartime();
+        }
+        for backend in crate::Backend::available() {
+            let kernels = [FieldKernel::Mul, FieldKernel::Sqr, FieldKernel::Inv, FieldKernel::InvVartime];
+            for (i, k) in kernels.into_iter().enumerate() {
+                let len = if i < 2 { n } else { n.min(3) };
+                assert_eq!(field_chain_with(backend, k, &a, &b, len), want[i], "{backend} {k:?} n={len}");
+            }
+        }
+    }
+}
