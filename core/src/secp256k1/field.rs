@@ -12,7 +12,10 @@
 //! - [`sqrt`]: a^((p+1)/4), valid because p ≡ 3 (mod 4), with a squaring check;
 //! - [`batch_inv_var`]: Montgomery's trick, one inversion for n elements.
 //!
-//! [`FieldElement`] is the public, always-normalized wrapper used by the API faces.
+//! The module is private to the crate: the kernels and everything generic over them must not
+//! be instantiable from outside, since the Asm kernels need BMI2+ADX (see `with_field!`).
+//! [`FieldElement`], the always-normalized portable wrapper, and [`field_chain_with`], which
+//! takes a `Backend` token, are public through `crate::secp256k1::arith`.
 
 use super::modinv::{modinv64_var, ModInfo, Signed62};
 use crate::backend::portable::field::Fe5x52;

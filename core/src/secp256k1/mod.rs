@@ -68,7 +68,7 @@ use crate::backend::portable::field::Fe5x52;
 use crate::backend::Backend;
 use field::FieldOps;
 use group::Ge;
-pub use point::AffinePoint;
+use point::AffinePoint;
 /// Integers mod n (also in [`arith`]); ECDSA signatures hold two of them.
 pub use scalar::Scalar;
 
