@@ -1,54 +1,43 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Field kernels per backend: mul, sqr (latency chains of 16 dependent ops, reported per
 //! chain), the addition-chain inverse and the safegcd inverse. IDs `<op>/<backend>/<n>`.
+//!
+//! Each measurement is one `arith::field_chain_with` call: one dispatch on the backend token
+//! and one conversion from and to the portable form around the chain.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use fullverify::backend::portable::field::Fe5x52;
-use fullverify::secp256k1::field::{inv, inv_var, FieldOps};
+use fullverify::secp256k1::arith::{field_chain_with, FieldElement, FieldKernel};
+use fullverify::Backend;
 use fullverify_testkit::SplitMix64;
 use std::hint::black_box;
 
-fn kernels<F: FieldOps>(c: &mut Criterion, name: &str) {
+fn kernels(c: &mut Criterion, backend: Backend) {
     let mut rng = SplitMix64(11);
-    let a = F::from_be_bytes(&{
+    let a = FieldElement::from_bytes(&{
         let mut b = rng.bytes32();
         b[0] = 0x7f;
         b
     })
     .unwrap();
     let b = a.sqr();
+    let name = backend.name();
     let mut g = c.benchmark_group("field");
-    g.bench_function(BenchmarkId::new(format!("fe_mul/{name}"), 16), |bn| {
-        bn.iter(|| {
-            let mut x = *black_box(&a);
-            for _ in 0..16 {
-                x = x.mul(&b);
-            }
-            x
-        })
-    });
-    g.bench_function(BenchmarkId::new(format!("fe_sqr/{name}"), 16), |bn| {
-        bn.iter(|| {
-            let mut x = *black_box(&a);
-            for _ in 0..16 {
-                x = x.sqr();
-            }
-            x
-        })
-    });
-    g.bench_function(BenchmarkId::new(format!("fe_inv/{name}"), 1), |bn| bn.iter(|| inv(black_box(&a))));
-    g.bench_function(BenchmarkId::new(format!("fe_inv_var/{name}"), 1), |bn| {
-        bn.iter(|| inv_var(black_box(&a)))
-    });
+    for (op, kernel, n) in [
+        ("fe_mul", FieldKernel::Mul, 16),
+        ("fe_sqr", FieldKernel::Sqr, 16),
+        ("fe_inv", FieldKernel::Inv, 1),
+        ("fe_inv_var", FieldKernel::InvVartime, 1),
+    ] {
+        g.bench_function(BenchmarkId::new(format!("{op}/{name}"), n), |bn| {
+            bn.iter(|| field_chain_with(backend, kernel, black_box(&a), &b, n))
+        });
+    }
     g.finish();
 }
 
 fn bench(c: &mut Criterion) {
-    kernels::<Fe5x52>(c, "portable");
-    kernels::<fullverify::backend::portable::field4x64::Fe4x64>(c, "portable4x64");
-    #[cfg(target_arch = "x86_64")]
-    if fullverify::Backend::asm().is_some() {
-        kernels::<fullverify::backend::x86_64_asm::field::Fe4x64>(c, "asm");
+    for backend in Backend::available() {
+        kernels(c, backend);
     }
 }
 

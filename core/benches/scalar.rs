@@ -3,8 +3,7 @@
 //! GLV split, wNAF. IDs `<op>/portable/<n>`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use fullverify::secp256k1::ecmult::wnaf;
-use fullverify::secp256k1::Scalar;
+use fullverify::secp256k1::arith::{wnaf, Scalar};
 use fullverify_testkit::SplitMix64;
 use std::hint::black_box;
 

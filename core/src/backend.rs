@@ -9,9 +9,47 @@
 //! | `Asm`      | x86-64 with BMI2 + ADX             | x86-64 only                    |
 //! | `Ifma`     | x86-64 with AVX-512 F + IFMA + VL  | x86-64 only                    |
 //!
-//! [`Backend::detect`] runs once per process and is cached. Callers pass a `Backend` to the
-//! coarse entry points (verify, batch verify, `sha256d64_many`, MSM, MuHash), which dispatch
-//! once per call, never per field multiplication.
+//! Two types name them:
+//!
+//! - [`BackendKind`] is the plain name of a backend. Any code can hold any kind; it grants
+//!   nothing.
+//! - [`Backend`] is a *capability token*: a value proves that this CPU and build can run the
+//!   backend it names. Its field is private, so the only ways to get one are
+//!   [`Backend::portable`], [`Backend::detect`], [`Backend::asm`] / [`Backend::ifma`] (which
+//!   return `None` when unsupported), [`Backend::available`], `Backend::try_from(kind)` and
+//!   `str::parse::<Backend>()` (which check support and return a [`BackendError`] otherwise).
+//!
+//! Every public entry point that runs backend-specific code takes a `Backend` (or calls
+//! [`Backend::detect`]) and dispatches on it once per call, never per field multiplication.
+//! The backend kernels and every function generic over them are private to the crate, so code
+//! outside the crate reaches an instruction such as MULX only through a token that checked
+//! the CPU first.
+//!
+//! ```compile_fail
+//! // A token cannot be written as a struct literal: its field is private.
+//! let b = fullverify::Backend { kind: fullverify::backend::BackendKind::Asm };
+//! ```
+//!
+//! ```compile_fail
+//! // The Asm field kernels are not part of the public API.
+//! use fullverify::backend::x86_64_asm::field::Fe4x64Asm;
+//! ```
+//!
+//! ```compile_fail
+//! // Nor is the verification code generic over them.
+//! use fullverify::secp256k1::ecdsa::verify_generic;
+//! ```
+//!
+//! ```
+//! use fullverify::backend::{Backend, BackendKind};
+//!
+//! let best = Backend::detect();
+//! assert!(best.kind().is_supported());
+//! assert_eq!(Backend::portable().kind(), BackendKind::Portable);
+//! // A token for Asm exists exactly when the CPU has BMI2 and ADX (and the build allows it).
+//! assert_eq!(Backend::asm().is_some(), BackendKind::Asm.is_supported());
+//! assert_eq!("asm".parse::<Backend>().is_ok(), BackendKind::Asm.is_supported());
+//! ```
 //!
 //! Overrides exist for testing and benchmarking only:
 //! - `FULLVERIFY_BACKEND=portable|asm|ifma` forces the detected backend (a backend the CPU
@@ -21,23 +59,34 @@
 //! - `FULLVERIFY_REQUIRE_BACKENDS=asm,ifma` makes [`require_or_skip`] fail instead of skip.
 //!
 //! The x86-64 backends also use SHA-NI for SHA-256 kernels when the CPU has it; SHA-NI is a
-//! separate CPU feature, reported by [`Cpu::sha_ni`].
+//! separate CPU feature, reported by [`Cpu::sha_ni`], and the SHA-NI kernel checks it itself
+//! before every use.
 
 use core::fmt;
 
-pub mod portable;
+pub(crate) mod portable;
 #[cfg(target_arch = "x86_64")]
-pub mod x86_64_asm;
+pub(crate) mod x86_64_asm;
 
-/// A set of kernels. See the module documentation.
+/// The name of a backend. It grants nothing: to run a backend, get a [`Backend`] token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Backend {
+pub enum BackendKind {
     /// Pure Rust with `u128` products; runs everywhere.
     Portable,
     /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.
     Asm,
-    /// AVX-512 IFMA, eight independent field elements per register.
+    /// AVX-512 IFMA, eight independent field elements per register. Its kernels are not part
+    /// of this build yet, so it is never supported.
     Ifma,
+}
+
+/// A backend this CPU and build can run: a capability token (see the module documentation).
+///
+/// The field is private; values come only from the constructors, which check the CPU.
+/// Entry points that take a `Backend` may therefore run its kernels without checking again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Backend {
+    kind: BackendKind,
 }
 
 /// CPU features relevant to the backends, read once.
@@ -74,36 +123,25 @@ impl Cpu {
     }
 }
 
-impl Backend {
+/// Whether this build contains IFMA kernels. Flipped when the IFMA backend lands.
+const IFMA_KERNELS_PRESENT: bool = false;
+
+impl BackendKind {
     /// Every backend, in order of preference (worst first).
-    pub const ALL: [Backend; 3] = [Backend::Portable, Backend::Asm, Backend::Ifma];
+    pub const ALL: [BackendKind; 3] = [BackendKind::Portable, BackendKind::Asm, BackendKind::Ifma];
 
-    /// Portable is always available.
-    pub const fn portable() -> Backend {
-        Backend::Portable
-    }
-
-    /// The Asm backend, if this CPU and build can run it.
-    pub fn asm() -> Option<Backend> {
-        Backend::Asm.is_supported().then_some(Backend::Asm)
-    }
-
-    /// The IFMA backend, if this CPU and build can run it.
-    pub fn ifma() -> Option<Backend> {
-        Backend::Ifma.is_supported().then_some(Backend::Ifma)
-    }
-
-    /// Whether this CPU and build can run `self`.
+    /// Whether this CPU and build can run the backend.
     pub fn is_supported(self) -> bool {
         if cfg!(fullverify_backend = "portable") {
-            return self == Backend::Portable;
+            return self == BackendKind::Portable;
         }
         match self {
-            Backend::Portable => true,
-            Backend::Asm => cfg!(target_arch = "x86_64") && !cfg!(feature = "no_asm") && Cpu::get().bmi2_adx,
-            Backend::Ifma => {
-                // The IFMA kernels arrive with their own issue; until then detection reports
-                // the hardware but never selects a backend that has no kernels.
+            BackendKind::Portable => true,
+            BackendKind::Asm => {
+                cfg!(target_arch = "x86_64") && !cfg!(feature = "no_asm") && Cpu::get().bmi2_adx
+            }
+            BackendKind::Ifma => {
+                // Detection reports the hardware but never selects a backend without kernels.
                 cfg!(target_arch = "x86_64")
                     && !cfg!(feature = "no_ifma")
                     && IFMA_KERNELS_PRESENT
@@ -112,9 +150,73 @@ impl Backend {
         }
     }
 
-    /// All backends this CPU and build can run, worst first.
+    /// Lower-case name, as accepted by `FULLVERIFY_BACKEND` and by [`str::parse`].
+    pub const fn name(self) -> &'static str {
+        match self {
+            BackendKind::Portable => "portable",
+            BackendKind::Asm => "asm",
+            BackendKind::Ifma => "ifma",
+        }
+    }
+
+    /// The CPU features the backend needs, as `/proc/cpuinfo` names them (empty for Portable).
+    pub const fn required_flags(self) -> &'static str {
+        match self {
+            BackendKind::Portable => "",
+            BackendKind::Asm => "bmi2 adx",
+            BackendKind::Ifma => "avx512f avx512ifma avx512vl",
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for BackendKind {
+    type Err = BackendError;
+    /// Case-insensitive; surrounding white space is ignored.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "portable" => Ok(BackendKind::Portable),
+            "asm" => Ok(BackendKind::Asm),
+            "ifma" => Ok(BackendKind::Ifma),
+            _ => Err(BackendError::Unknown(s.to_string())),
+        }
+    }
+}
+
+impl Backend {
+    /// The Portable backend, which every CPU and build can run.
+    pub const fn portable() -> Backend {
+        Backend { kind: BackendKind::Portable }
+    }
+
+    /// The Asm backend, if this CPU and build can run it.
+    pub fn asm() -> Option<Backend> {
+        Backend::try_from(BackendKind::Asm).ok()
+    }
+
+    /// The IFMA backend, if this CPU and build can run it (never, until its kernels exist).
+    pub fn ifma() -> Option<Backend> {
+        Backend::try_from(BackendKind::Ifma).ok()
+    }
+
+    /// Which backend this token is for.
+    pub const fn kind(self) -> BackendKind {
+        self.kind
+    }
+
+    /// Lower-case name of the backend (as [`BackendKind::name`]).
+    pub const fn name(self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// Every backend this CPU and build can run, worst first (Portable is always first).
     pub fn available() -> Vec<Backend> {
-        Backend::ALL.iter().copied().filter(|b| b.is_supported()).collect()
+        BackendKind::ALL.iter().filter_map(|&k| Backend::try_from(k).ok()).collect()
     }
 
     /// The best available backend, or the one forced by `FULLVERIFY_BACKEND` (cached).
@@ -123,12 +225,8 @@ impl Backend {
         *DETECTED.get_or_init(|| {
             if let Ok(name) = std::env::var("FULLVERIFY_BACKEND") {
                 match name.parse::<Backend>() {
-                    Ok(b) if b.is_supported() => return b,
-                    Ok(b) => eprintln!(
-                        "fullverify: FULLVERIFY_BACKEND={name}: {} is not supported here; detecting",
-                        b.name()
-                    ),
-                    Err(e) => eprintln!("fullverify: {e}; detecting"),
+                    Ok(b) => return b,
+                    Err(e) => eprintln!("fullverify: FULLVERIFY_BACKEND={name}: {e}; detecting"),
                 }
             }
             Backend::best()
@@ -136,30 +234,9 @@ impl Backend {
     }
 
     fn best() -> Backend {
-        *Backend::ALL.iter().rev().find(|b| b.is_supported()).unwrap_or(&Backend::Portable)
-    }
-
-    /// Lower-case name, as accepted by `FULLVERIFY_BACKEND`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Backend::Portable => "portable",
-            Backend::Asm => "asm",
-            Backend::Ifma => "ifma",
-        }
-    }
-
-    /// The CPU features the backend needs, as `/proc/cpuinfo` names them.
-    pub const fn required_flags(self) -> &'static str {
-        match self {
-            Backend::Portable => "",
-            Backend::Asm => "bmi2 adx",
-            Backend::Ifma => "avx512f avx512ifma avx512vl",
-        }
+        BackendKind::ALL.iter().rev().find_map(|&k| Backend::try_from(k).ok()).unwrap_or(Backend::portable())
     }
 }
-
-/// Whether this build contains IFMA kernels. Flipped when the IFMA backend lands.
-const IFMA_KERNELS_PRESENT: bool = false;
 
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -167,45 +244,74 @@ impl fmt::Display for Backend {
     }
 }
 
-/// Error for an unknown backend name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownBackend(pub String);
-
-impl fmt::Display for UnknownBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown backend {:?} (expected portable, asm or ifma)", self.0)
-    }
-}
-
-impl std::error::Error for UnknownBackend {}
-
-impl core::str::FromStr for Backend {
-    type Err = UnknownBackend;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "portable" => Ok(Backend::Portable),
-            "asm" => Ok(Backend::Asm),
-            "ifma" => Ok(Backend::Ifma),
-            _ => Err(UnknownBackend(s.to_string())),
+impl TryFrom<BackendKind> for Backend {
+    type Error = BackendError;
+    /// The token for `kind`, or [`BackendError::Unsupported`] when this CPU or build cannot
+    /// run it.
+    fn try_from(kind: BackendKind) -> Result<Backend, BackendError> {
+        if kind.is_supported() {
+            Ok(Backend { kind })
+        } else {
+            Err(BackendError::Unsupported(kind))
         }
     }
 }
 
-/// For backend tests: returns `Some(backend)` when it can run here. Otherwise prints
+impl core::str::FromStr for Backend {
+    type Err = BackendError;
+    /// Parses a name as [`BackendKind`] does, then checks support as `Backend::try_from`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Backend::try_from(s.parse::<BackendKind>()?)
+    }
+}
+
+impl From<Backend> for BackendKind {
+    fn from(b: Backend) -> BackendKind {
+        b.kind
+    }
+}
+
+/// Why a backend name or kind did not give a [`Backend`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BackendError {
+    /// The name is none of `portable`, `asm`, `ifma` (the string as given).
+    Unknown(String),
+    /// The backend exists but this CPU or build cannot run it.
+    Unsupported(BackendKind),
+}
+
+impl fmt::Display for BackendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BackendError::Unknown(s) => write!(f, "unknown backend {s:?} (expected portable, asm or ifma)"),
+            BackendError::Unsupported(BackendKind::Ifma) if !IFMA_KERNELS_PRESENT => {
+                write!(f, "backend ifma is not available: this build has no IFMA kernels")
+            }
+            BackendError::Unsupported(k) => {
+                write!(f, "backend {k} is not available on this CPU (needs {})", k.required_flags())
+            }
+        }
+    }
+}
+
+impl std::error::Error for BackendError {}
+
+/// For backend tests: returns the token when `kind` can run here. Otherwise prints
 /// `SKIP <backend>: missing <flags>` and returns `None`, unless `FULLVERIFY_REQUIRE_BACKENDS`
-/// names it, in which case it panics so that the skip becomes a failure.
-pub fn require_or_skip(backend: Backend) -> Option<Backend> {
-    if backend.is_supported() {
-        return Some(backend);
+/// (a comma-separated list of names) names it, in which case it panics so that the skip
+/// becomes a failure.
+pub fn require_or_skip(kind: BackendKind) -> Option<Backend> {
+    if let Ok(b) = Backend::try_from(kind) {
+        return Some(b);
     }
     let required = std::env::var("FULLVERIFY_REQUIRE_BACKENDS").unwrap_or_default();
-    let must = required.split(',').filter_map(|s| s.parse::<Backend>().ok()).any(|b| b == backend);
+    let must = required.split(',').filter_map(|s| s.parse::<BackendKind>().ok()).any(|k| k == kind);
     assert!(
         !must,
-        "FULLVERIFY_REQUIRE_BACKENDS requires {backend}, but it is unavailable (needs {})",
-        backend.required_flags()
+        "FULLVERIFY_REQUIRE_BACKENDS requires {kind}, but it is unavailable (needs {})",
+        kind.required_flags()
     );
-    eprintln!("SKIP {backend}: missing {}", backend.required_flags());
+    eprintln!("SKIP {kind}: missing {}", kind.required_flags());
     None
 }
 
@@ -215,25 +321,45 @@ mod tests {
 
     #[test]
     fn portable_always_available_and_detect_is_available() {
-        assert!(Backend::available().contains(&Backend::Portable));
-        assert!(Backend::detect().is_supported());
-        assert_eq!(Backend::portable(), Backend::Portable);
+        assert_eq!(Backend::available()[0], Backend::portable());
+        assert!(Backend::detect().kind().is_supported());
+        assert_eq!(Backend::portable().kind(), BackendKind::Portable);
     }
 
     #[test]
     fn names_round_trip() {
-        for b in Backend::ALL {
-            assert_eq!(b.name().parse::<Backend>().unwrap(), b);
-            assert_eq!(b.to_string().to_uppercase().parse::<Backend>().unwrap(), b);
+        for k in BackendKind::ALL {
+            assert_eq!(k.name().parse::<BackendKind>().unwrap(), k);
+            assert_eq!(k.to_string().to_uppercase().parse::<BackendKind>().unwrap(), k);
+            match k.name().parse::<Backend>() {
+                Ok(b) => assert_eq!(b.kind(), k),
+                Err(e) => assert_eq!(e, BackendError::Unsupported(k)),
+            }
         }
-        assert!("avx".parse::<Backend>().is_err());
+        assert_eq!("avx".parse::<BackendKind>(), Err(BackendError::Unknown("avx".into())));
+        assert_eq!("avx".parse::<Backend>(), Err(BackendError::Unknown("avx".into())));
     }
 
     #[test]
     fn constructors_agree_with_support() {
-        assert_eq!(Backend::asm().is_some(), Backend::Asm.is_supported());
-        assert_eq!(Backend::ifma().is_some(), Backend::Ifma.is_supported());
+        assert_eq!(Backend::asm().is_some(), BackendKind::Asm.is_supported());
+        assert_eq!(Backend::ifma().is_some(), BackendKind::Ifma.is_supported());
+        for k in BackendKind::ALL {
+            assert_eq!(Backend::try_from(k).is_ok(), k.is_supported(), "{k}");
+        }
         let avail = Backend::available();
+        let kinds: Vec<BackendKind> = avail.iter().map(|b| b.kind()).collect();
+        let want: Vec<BackendKind> = BackendKind::ALL.into_iter().filter(|k| k.is_supported()).collect();
+        assert_eq!(kinds, want);
         assert_eq!(*avail.last().unwrap(), Backend::best());
+    }
+
+    #[test]
+    fn ifma_is_never_selected_without_kernels() {
+        if !IFMA_KERNELS_PRESENT {
+            assert!(!BackendKind::Ifma.is_supported());
+            assert!(Backend::ifma().is_none());
+            assert!(Backend::available().iter().all(|b| b.kind() != BackendKind::Ifma));
+        }
     }
 }

@@ -26,7 +26,12 @@ pub const MAX_SIZE: u64 = 0x0200_0000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DecodeError {
     /// A field needed `needed` bytes but only `remaining` were left.
-    UnexpectedEnd { needed: u64, remaining: usize },
+    UnexpectedEnd {
+        /// Bytes the field needed.
+        needed: u64,
+        /// Bytes that were left.
+        remaining: usize,
+    },
     /// A CompactSize used a longer form than its value needs.
     NonCanonicalCompactSize,
     /// A CompactSize length above `MAX_SIZE`.
@@ -242,7 +247,9 @@ pub fn compact_size_len(v: u64) -> usize {
 /// A reference to an output: txid (internal byte order) and index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct OutPoint {
+    /// Id of the transaction that created the output (internal byte order).
     pub txid: [u8; 32],
+    /// Index of the output in that transaction.
     pub vout: u32,
 }
 
@@ -261,8 +268,11 @@ impl OutPoint {
 /// A transaction input.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct TxIn {
+    /// The output this input spends.
     pub prevout: OutPoint,
+    /// The unlocking script.
     pub script_sig: Vec<u8>,
+    /// `nSequence` (relative lock time, BIP68, and replacement signalling).
     pub sequence: u32,
     /// The witness stack (empty when the input has none).
     pub witness: Vec<Vec<u8>>,
@@ -273,6 +283,7 @@ pub struct TxIn {
 pub struct TxOut {
     /// Amount in satoshis (signed, as Core's `CAmount`).
     pub value: i64,
+    /// The locking script.
     pub script_pubkey: Vec<u8>,
 }
 
@@ -294,9 +305,13 @@ impl TxOut {
 /// A transaction.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Transaction {
+    /// `nVersion` (signed, as Core's).
     pub version: i32,
+    /// The inputs, in order.
     pub inputs: Vec<TxIn>,
+    /// The outputs, in order.
     pub outputs: Vec<TxOut>,
+    /// `nLockTime`.
     pub lock_time: u32,
 }
 
@@ -450,11 +465,17 @@ fn read_outputs(r: &mut Reader<'_>) -> Result<Vec<TxOut>, DecodeError> {
 /// An 80-byte block header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockHeader {
+    /// `nVersion` (signed, as Core's; BIP9 version bits).
     pub version: i32,
+    /// Hash of the previous block's header (internal byte order).
     pub prev_block: [u8; 32],
+    /// Merkle root of the txids (internal byte order).
     pub merkle_root: [u8; 32],
+    /// `nTime`, seconds since the Unix epoch.
     pub time: u32,
+    /// `nBits`, the compact encoding of the proof-of-work target.
     pub bits: u32,
+    /// `nNonce`.
     pub nonce: u32,
 }
 
@@ -490,7 +511,9 @@ impl BlockHeader {
 /// A block: header and transactions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
+    /// The header.
     pub header: BlockHeader,
+    /// The transactions, coinbase first.
     pub txdata: Vec<Transaction>,
 }
 

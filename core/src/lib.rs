@@ -22,14 +22,25 @@
 //!    `gettxoutsetinfo muhash`); it uses only the hashing layer.
 //!
 //! Later layers (blocks and their contextual checks, the UTXO set, the replay pipeline) follow
-//! the order in `ARCHITECTURE.md`.
+//! the same order; docs/ARCHITECTURE.md in the repository describes them.
+//!
+//! # Backends and soundness
+//!
+//! Backend-specific kernels (x86-64 assembly needing BMI2+ADX, and later AVX-512 IFMA) are
+//! private to the crate. Public entry points reach them only through a [`Backend`] token,
+//! which can only be obtained after the CPU was checked, so no safe code can execute an
+//! instruction the CPU lacks. Field, scalar and point arithmetic for exploration is public in
+//! [`secp256k1::arith`], on the Portable backend.
+
+#![deny(missing_docs)]
 
 pub mod backend;
 pub mod encode;
 pub mod hash;
 pub mod muhash;
+#[allow(missing_docs)]
 pub mod script;
 pub mod secp256k1;
 pub mod sighash;
 
-pub use backend::Backend;
+pub use backend::{Backend, BackendKind};

@@ -241,6 +241,33 @@ pub fn to_num3072(data: &[u8]) -> Num3072 {
 }
 
 /// The rolling set hash. See the module documentation.
+///
+/// ```
+/// use fullverify::muhash::MuHash3072;
+///
+/// // Order does not matter, and removal undoes insertion.
+/// let mut a = MuHash3072::new();
+/// a.insert(b"coin 1").insert(b"coin 2").insert(b"coin 3");
+/// let mut b = MuHash3072::new();
+/// b.insert(b"coin 3").insert(b"coin 1");
+/// a.remove(b"coin 2");
+/// assert_eq!(a.finalize(), b.finalize());
+///
+/// // Bitcoin Core's muhash test: FromInt(0) * FromInt(1) / FromInt(2), where FromInt(i) is the
+/// // set holding the 32 bytes [i, 0, ..., 0]; Core displays the digest byte-reversed.
+/// let from_int = |i: u8| {
+///     let mut d = [0u8; 32];
+///     d[0] = i;
+///     let mut m = MuHash3072::new();
+///     m.insert(&d);
+///     m
+/// };
+/// let mut acc = from_int(0);
+/// acc.combine(&from_int(1)).remove_set(&from_int(2));
+/// let mut out = acc.finalize();
+/// out.reverse();
+/// assert_eq!(hex::encode(out), "10d312b100cbd32ada024a6646e40d3482fcff103668d2625f10002a607d5863");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MuHash3072 {
     numerator: Num3072,

@@ -45,18 +45,26 @@ pub const ONE_HASH: [u8; 32] = {
 /// BIP143 aggregate hashes (double SHA-256s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bip143Hashes {
+    /// dSHA256 of every input's outpoint.
     pub hash_prevouts: [u8; 32],
+    /// dSHA256 of every input's `nSequence`.
     pub hash_sequence: [u8; 32],
+    /// dSHA256 of every output.
     pub hash_outputs: [u8; 32],
 }
 
 /// BIP341 aggregate hashes (single SHA-256s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bip341Hashes {
+    /// SHA256 of every input's outpoint.
     pub sha_prevouts: [u8; 32],
+    /// SHA256 of every spent output's amount.
     pub sha_amounts: [u8; 32],
+    /// SHA256 of every spent output's `scriptPubKey` (with its length prefix).
     pub sha_scriptpubkeys: [u8; 32],
+    /// SHA256 of every input's `nSequence`.
     pub sha_sequences: [u8; 32],
+    /// SHA256 of every output.
     pub sha_outputs: [u8; 32],
 }
 
@@ -208,6 +216,25 @@ impl<'a> TxContext<'a> {
     /// For transactions with many inputs, SIGHASH_ALL-class hashes (no ANYONECANPAY, neither
     /// NONE nor SINGLE) start from a cached engine that has already absorbed the inputs before
     /// this one, so an input costs the bytes after it, not the whole transaction.
+    ///
+    /// ```
+    /// use fullverify::encode::{display_hex, Transaction};
+    /// use fullverify::hash::sha256d;
+    /// use fullverify::sighash::{legacy_preimage, TxContext};
+    ///
+    /// // A case of Bitcoin Core's sighash.json (the hash is shown byte-reversed, as Core does).
+    /// let tx = Transaction::from_bytes(&hex::decode(
+    ///     "b7877f82019c832707a60cf14fba44cfa254d787501fdd676bd58c744f6e951dbba0b3b77f0200000009ac\
+    ///      515263ac53525300a5a36e500148f89c0500000000085265ac6a6a65acab00000000",
+    /// ).unwrap()).unwrap();
+    /// let script_code = [0x65, 0x63];
+    /// let hash_type = -1785108415i32 as u32;
+    /// let ctx = TxContext::new(&tx, None);
+    /// let h = ctx.legacy_sighash(0, &script_code, hash_type);
+    /// assert_eq!(display_hex(&h), "cb6e4322955af12eb29613c70e1a00ddbb559c887ba844df0bcdebed736dffbd");
+    /// // It is the double SHA-256 of the legacy preimage.
+    /// assert_eq!(h, sha256d(&legacy_preimage(&tx, 0, &script_code, hash_type).unwrap()));
+    /// ```
     pub fn legacy_sighash(&self, input_index: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
         let tx = self.tx;
         let base = hash_type & 0x1f;
@@ -264,7 +291,26 @@ impl<'a> TxContext<'a> {
         Ok(v)
     }
 
-    /// BIP143 signature hash (double SHA-256 of the preimage).
+    /// BIP143 signature hash (double SHA-256 of the preimage). `amount` is the value of the
+    /// output the input spends; `script_code` as BIP143 defines it (for P2WPKH, the P2PKH
+    /// script of the key hash).
+    ///
+    /// ```
+    /// use fullverify::encode::Transaction;
+    /// use fullverify::sighash::{TxContext, SIGHASH_ALL};
+    ///
+    /// // BIP143's "Native P2WPKH" example: input 1 spends 6 BTC.
+    /// let tx = Transaction::from_bytes(&hex::decode(
+    ///     "0100000002fff7f7881a8099afa6940d42d1e7f6362bec38171ea3edf433541db4e4ad969f0000000000ee\
+    ///      ffffffef51e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a0100000000ffffffff\
+    ///      02202cb206000000001976a9148280b37df378db99f66f85c95a783a76ac7a6d5988ac9093510d00000000\
+    ///      1976a9143bde42dbee7e4dbe6a21b2d50ce2f0167faa815988ac11000000",
+    /// ).unwrap()).unwrap();
+    /// let script_code = hex::decode("76a9141d0f172a0ecb48aee1be1f2687d2963ae33f71a188ac").unwrap();
+    /// let ctx = TxContext::new(&tx, None);
+    /// let h = ctx.bip143_sighash(1, &script_code, 600_000_000, SIGHASH_ALL).unwrap();
+    /// assert_eq!(hex::encode(h), "c37af31116d1b27caf68aae9e3ac82f1477929014d5b917657d0eb49478cb670");
+    /// ```
     pub fn bip143_sighash(
         &self,
         input_index: usize,
@@ -375,7 +421,45 @@ impl<'a> TxContext<'a> {
         Ok(v)
     }
 
-    /// BIP341 signature hash: `hash_TapSighash(0x00 || SigMsg(...))`.
+    /// BIP341 signature hash: `hash_TapSighash(0x00 || SigMsg(...))`. Needs the spent outputs
+    /// (every input's amount and `scriptPubKey`); `annex` includes its 0x50 tag; `tapscript`
+    /// is `(tapleaf_hash, codesep_pos)` for a script-path spend (BIP342), `None` for key path.
+    ///
+    /// ```
+    /// use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
+    /// use fullverify::hash::tagged_hash;
+    /// use fullverify::secp256k1::{schnorr, PublicKey};
+    /// use fullverify::sighash::{SighashError, TxContext, SIGHASH_DEFAULT};
+    ///
+    /// let seckey = [0x33; 32];
+    /// let (key, _) = PublicKey::from_secret(&seckey).unwrap().x_only();
+    /// let mut spk = vec![0x51, 0x20]; // OP_1 <32-byte key>: a P2TR output
+    /// spk.extend_from_slice(&key.serialize());
+    /// let spent = [TxOut { value: 100_000, script_pubkey: spk }];
+    /// let tx = Transaction {
+    ///     version: 2,
+    ///     inputs: vec![TxIn {
+    ///         prevout: OutPoint { txid: [1; 32], vout: 0 },
+    ///         sequence: 0xffff_fffd,
+    ///         ..TxIn::default()
+    ///     }],
+    ///     outputs: vec![TxOut { value: 90_000, script_pubkey: vec![0x51] }],
+    ///     lock_time: 0,
+    /// };
+    ///
+    /// let ctx = TxContext::new(&tx, Some(&spent));
+    /// let h = ctx.bip341_sighash(0, SIGHASH_DEFAULT, None, None).unwrap();
+    /// let msg = ctx.bip341_sigmsg(0, SIGHASH_DEFAULT, None, None).unwrap();
+    /// assert_eq!(h, tagged_hash(b"TapSighash", &msg));
+    ///
+    /// // A key-path signature commits to it.
+    /// let sig = schnorr::sign(&seckey, &h, &[0; 32]);
+    /// assert!(schnorr::verify(&key, &h, &sig));
+    ///
+    /// // Without the spent outputs there is no BIP341 hash.
+    /// let blind = TxContext::new(&tx, None);
+    /// assert_eq!(blind.bip341_sighash(0, SIGHASH_DEFAULT, None, None), Err(SighashError::MissingSpentOutputs));
+    /// ```
     pub fn bip341_sighash(
         &self,
         input_index: usize,

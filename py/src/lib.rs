@@ -4,7 +4,7 @@
 //! Python `bytes` in and out; wrong lengths and types raise `fullverify.Error`, a `ValueError`
 //! subclass carrying the core's message. Long computations release the GIL.
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
 
 mod hash;
 mod muhash;
@@ -31,29 +31,24 @@ fn available_backends() -> Vec<&'static str> {
     fullverify::Backend::available().into_iter().map(|b| b.name()).collect()
 }
 
-/// The backend forced by `use_backend` (0 = none; otherwise index in `Backend::ALL` + 1).
-static FORCED: AtomicU8 = AtomicU8::new(0);
+/// The backend forced by `use_backend` (`None`: detection).
+static FORCED: Mutex<Option<fullverify::Backend>> = Mutex::new(None);
 
+/// A backend token from its name; `fullverify.Error` for an unknown name or a backend this
+/// CPU cannot run.
 fn parse_backend(n: &str) -> PyResult<fullverify::Backend> {
-    let b: fullverify::Backend = n.parse().map_err(|e| Error::new_err(format!("{e}")))?;
-    if b.is_supported() {
-        Ok(b)
-    } else {
-        Err(Error::new_err(format!(
-            "backend {b} is not available on this CPU (needs {})",
-            b.required_flags()
-        )))
-    }
+    n.parse::<fullverify::Backend>().map_err(|e| Error::new_err(e.to_string()))
+}
+
+fn forced() -> Option<fullverify::Backend> {
+    *FORCED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The backend for a call: the named one, else the one `use_backend` forced, else detection.
 pub(crate) fn backend_arg(name: Option<&str>) -> PyResult<fullverify::Backend> {
     match name {
         Some(n) => parse_backend(n),
-        None => match FORCED.load(Ordering::Relaxed) {
-            0 => Ok(fullverify::Backend::detect()),
-            i => Ok(fullverify::Backend::ALL[usize::from(i) - 1]),
-        },
+        None => Ok(forced().unwrap_or_else(fullverify::Backend::detect)),
     }
 }
 
@@ -62,14 +57,8 @@ pub(crate) fn backend_arg(name: Option<&str>) -> PyResult<fullverify::Backend> {
 #[pyfunction]
 #[pyo3(signature = (name=None))]
 fn use_backend(name: Option<&str>) -> PyResult<()> {
-    let v = match name {
-        None => 0,
-        Some(n) => {
-            let b = parse_backend(n)?;
-            1 + fullverify::Backend::ALL.iter().position(|x| *x == b).expect("in ALL") as u8
-        }
-    };
-    FORCED.store(v, Ordering::Relaxed);
+    let b = name.map(parse_backend).transpose()?;
+    *FORCED.lock().unwrap_or_else(|e| e.into_inner()) = b;
     Ok(())
 }
 

@@ -7,9 +7,8 @@
 //! Bitcoin Core: a malformed key or signature verifies as `False`; only a wrong message length
 //! (a caller bug, not data) raises.
 use crate::{backend_arg, Error};
-use fullverify::secp256k1::{
-    self as secp, ecdsa, ecmult, schnorr, AffinePoint, FieldElement, PublicKey, Scalar, XOnlyPublicKey,
-};
+use fullverify::secp256k1::arith::{self, AffinePoint, FieldElement, Scalar};
+use fullverify::secp256k1::{self as secp, ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
@@ -220,7 +219,7 @@ fn wnaf(k: &Bound<'_, PyAny>, w: usize) -> PyResult<Vec<i32>> {
     if !(2..=31).contains(&w) {
         return Err(Error::new_err(format!("window must be in 2..=31, got {w}")));
     }
-    Ok(ecmult::wnaf(&sc(k, "k")?, w))
+    Ok(arith::wnaf(&sc(k, "k")?, w))
 }
 
 // ---- points --------------------------------------------------------------------------------
@@ -376,7 +375,8 @@ fn ecdsa_verify(
 ) -> PyResult<bool> {
     let m = bytes32(msg32, "msg32")?;
     let b = backend_arg(backend)?;
-    let (Ok(pk), Ok(mut sig)) = (PublicKey::parse(pubkey), ecdsa::Signature::from_der_lax(sig_der)) else {
+    let (Ok(pk), Ok(mut sig)) = (PublicKey::parse_with(b, pubkey), ecdsa::Signature::from_der_lax(sig_der))
+    else {
         return Ok(false);
     };
     sig.normalize_s();
@@ -448,7 +448,7 @@ fn schnorr_verify(
     let (Ok(pk32), Ok(sig64)) = (<[u8; 32]>::try_from(pubkey), <[u8; 64]>::try_from(sig)) else {
         return Ok(false);
     };
-    let Ok(pk) = XOnlyPublicKey::parse(&pk32) else {
+    let Ok(pk) = XOnlyPublicKey::parse_with(b, &pk32) else {
         return Ok(false);
     };
     Ok(py.detach(|| schnorr::verify_with(b, &pk, msg, &sig64)))
@@ -497,7 +497,9 @@ fn time_ecdsa_verify(
         let mut ok = 0usize;
         for _ in 0..repeat {
             for (pk, m, sig) in &parsed {
-                if let (Ok(pk), Ok(mut sig)) = (PublicKey::parse(pk), ecdsa::Signature::from_der_lax(sig)) {
+                if let (Ok(pk), Ok(mut sig)) =
+                    (PublicKey::parse_with(b, pk), ecdsa::Signature::from_der_lax(sig))
+                {
                     sig.normalize_s();
                     ok += usize::from(ecdsa::verify_with(b, &pk, m, &sig));
                 }

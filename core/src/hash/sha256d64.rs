@@ -16,6 +16,8 @@
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
 use super::{compress_blocks, state_to_bytes, IV};
+#[cfg(target_arch = "x86_64")]
+use crate::backend::BackendKind;
 use crate::Backend;
 
 /// Round constants K[0..64] (FIPS 180-4 §4.2.2).
@@ -93,9 +95,10 @@ pub fn sha256d64_portable(inputs: &[[u8; 64]], out: &mut [[u8; 32]]) {
 /// Panics if `inputs.len() != out.len()`.
 pub fn sha256d64_many(backend: Backend, inputs: &[[u8; 64]], out: &mut [[u8; 32]]) {
     assert_eq!(inputs.len(), out.len(), "sha256d64: one output per input");
-    match backend {
+    match backend.kind() {
+        // The SHA-NI kernel checks the CPU itself (SHA-NI is not implied by the token).
         #[cfg(target_arch = "x86_64")]
-        Backend::Asm | Backend::Ifma if crate::backend::Cpu::get().sha_ni => {
+        BackendKind::Asm | BackendKind::Ifma if crate::backend::Cpu::get().sha_ni => {
             sha256d64_shani_2way(inputs, out)
         }
         _ => sha256d64_portable(inputs, out),
@@ -391,6 +394,6 @@ mod tests {
     #[should_panic(expected = "one output per input")]
     fn length_mismatch_panics() {
         let mut out = [[0u8; 32]; 1];
-        sha256d64_many(Backend::Portable, &[[0u8; 64]; 2], &mut out);
+        sha256d64_many(Backend::portable(), &[[0u8; 64]; 2], &mut out);
     }
 }

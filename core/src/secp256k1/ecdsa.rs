@@ -18,18 +18,19 @@
 
 use super::ecmult::{ecmult, EcmultField};
 use super::ecmult_gen::mul_g;
-use super::field::{FieldOps, P_WORDS};
+use super::field::P_WORDS;
 use super::group::Ge;
 use super::scalar::{Scalar, N};
 use super::{hmac_sha256, Error, PublicKey};
-use crate::backend::portable::field::Fe5x52;
 use crate::backend::Backend;
 
 /// An ECDSA signature (r, s); either may be zero after lax/strict parsing of an overflowing
 /// integer, in which case it never verifies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Signature {
+    /// r: x(k·G) mod n.
     pub r: Scalar,
+    /// s = k⁻¹·(z + r·d) mod n.
     pub s: Scalar,
 }
 
@@ -300,7 +301,7 @@ const P_MINUS_N: [u64; 4] = {
 };
 
 /// The verification core, generic over the field backend.
-pub fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: &Signature) -> bool {
+pub(crate) fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: &Signature) -> bool {
     let (r, s) = (sig.r, sig.s);
     if r.is_zero() || s.is_zero() || pk.infinity {
         return false;
@@ -331,34 +332,52 @@ pub fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: &Signat
     rp.x_eq_var(&F::from_u64x4(w))
 }
 
-/// Converts a portable affine point to another backend's representation.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) fn convert_ge<F: FieldOps>(p: &Ge<Fe5x52>) -> Ge<F> {
-    if p.infinity {
-        return Ge::INFINITY;
-    }
-    Ge {
-        x: F::from_u64x4(p.x.normalize().to_u64x4()),
-        y: F::from_u64x4(p.y.normalize().to_u64x4()),
-        infinity: false,
-    }
-}
-
 /// Verifies with Core's semantics (high S accepted) on the detected backend.
+///
+/// `msg32` is the 32-byte message hash (for Bitcoin, the signature hash), reduced mod n.
+///
+/// ```
+/// use fullverify::secp256k1::{ecdsa, PublicKey};
+///
+/// let seckey = [0x11; 32];
+/// let pk = PublicKey::from_secret(&seckey).unwrap();
+/// let msg32 = fullverify::hash::sha256d(b"message");
+/// let sig = ecdsa::sign(&seckey, &msg32);
+/// assert!(ecdsa::verify(&pk, &msg32, &sig));
+///
+/// // DER round trip, as signatures appear in scripts.
+/// let der = sig.to_der();
+/// assert_eq!(ecdsa::Signature::from_der(&der), Ok(sig));
+///
+/// // Another message, or another key, fails.
+/// assert!(!ecdsa::verify(&pk, &fullverify::hash::sha256d(b"other"), &sig));
+/// let other = PublicKey::from_secret(&[0x22; 32]).unwrap();
+/// assert!(!ecdsa::verify(&other, &msg32, &sig));
+///
+/// // A high S verifies too (consensus normalizes S before verifying).
+/// let mut high = sig;
+/// high.s = high.s.negate();
+/// assert!(ecdsa::verify(&pk, &msg32, &high));
+/// ```
 pub fn verify(pk: &PublicKey, msg32: &[u8; 32], sig: &Signature) -> bool {
     verify_with(Backend::detect(), pk, msg32, sig)
 }
 
 /// [`verify`] on an explicit backend (a backend without secp256k1 kernels uses Portable).
+/// Every backend gives the same answer.
+///
+/// ```
+/// use fullverify::secp256k1::{ecdsa, PublicKey};
+/// use fullverify::Backend;
+///
+/// let pk = PublicKey::from_secret(&[0x11; 32]).unwrap();
+/// let sig = ecdsa::sign(&[0x11; 32], &[0x5a; 32]);
+/// for backend in Backend::available() {
+///     assert!(ecdsa::verify_with(backend, &pk, &[0x5a; 32], &sig), "{backend}");
+/// }
+/// ```
 pub fn verify_with(backend: Backend, pk: &PublicKey, msg32: &[u8; 32], sig: &Signature) -> bool {
-    match backend {
-        #[cfg(target_arch = "x86_64")]
-        Backend::Asm if backend.is_supported() => {
-            use crate::backend::x86_64_asm::field::Fe4x64;
-            verify_generic::<Fe4x64>(&convert_ge(&pk.0), msg32, sig)
-        }
-        _ => verify_generic::<Fe5x52>(&pk.0, msg32, sig),
-    }
+    with_field!(backend, F => verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig))
 }
 
 /// RFC 6979 nonce generator (HMAC-SHA256 DRBG) seeded with key ‖ msg.

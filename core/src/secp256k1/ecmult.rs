@@ -18,19 +18,19 @@ use super::scalar::Scalar;
 use crate::backend::portable::field::Fe5x52;
 
 /// wNAF window for the variable point A (table of 2^(w−2) = 8 odd multiples).
-pub const WINDOW_A: usize = 5;
+pub(crate) const WINDOW_A: usize = 5;
 /// wNAF window for G (tables of 2^(w−2) odd multiples of G and of 2^128·G).
 ///
 /// Sized by measurement: in sigbench A/B runs (3 alternations, 512 signatures × 15 rounds)
 /// window 13 (2 × 2048 entries, 256 KiB) verified as fast as window 15 (1 MiB, libsecp256k1's
 /// choice) within noise (Asm 0.87–0.91× vs 0.89–0.91× of libsecp256k1), builds 4× faster on first
 /// use and leaves more cache to the rest of block validation.
-pub const WINDOW_G: usize = 13;
+pub(crate) const WINDOW_G: usize = 13;
 const TABLE_A: usize = 1 << (WINDOW_A - 2);
 const TABLE_G: usize = 1 << (WINDOW_G - 2);
 
 /// β, the cube root of unity mod p with λ·(x, y) = (β·x, y).
-pub fn beta<F: FieldOps>() -> F {
+pub(crate) fn beta<F: FieldOps>() -> F {
     F::from_u64x4([
         0xC139_6C28_7195_01EE,
         0x9CF0_4975_12F5_8995,
@@ -40,18 +40,18 @@ pub fn beta<F: FieldOps>() -> F {
 }
 
 /// Field backends usable by [`ecmult`] (every [`FieldOps`] type).
-pub trait EcmultField: FieldOps {}
+pub(crate) trait EcmultField: FieldOps {}
 impl<F: FieldOps> EcmultField for F {}
 
 /// An affine point in canonical little-endian words (x then y), one 64-byte cache line, so a
 /// table lookup touches exactly one line. Shared by every backend (`load` converts).
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug)]
-pub struct GeStorage(pub [u64; 8]);
+pub(crate) struct GeStorage(pub(crate) [u64; 8]);
 
 impl GeStorage {
     /// From a finite affine point.
-    pub fn from_ge<F: FieldOps>(p: &Ge<F>) -> GeStorage {
+    pub(crate) fn from_ge<F: FieldOps>(p: &Ge<F>) -> GeStorage {
         debug_assert!(!p.infinity);
         let x = p.x.normalize().to_u64x4();
         let y = p.y.normalize().to_u64x4();
@@ -60,7 +60,7 @@ impl GeStorage {
 
     /// As a backend's affine point.
     #[inline(always)]
-    pub fn load<F: FieldOps>(&self) -> Ge<F> {
+    pub(crate) fn load<F: FieldOps>(&self) -> Ge<F> {
         let w = &self.0;
         Ge {
             x: F::from_u64x4([w[0], w[1], w[2], w[3]]),
@@ -72,14 +72,14 @@ impl GeStorage {
 
 /// Odd multiples (1, 3, …, 2^(WINDOW_G−1) − 1) of G and of 2^128·G: 2 × 2^(WINDOW_G−2) × 64
 /// bytes (256 KiB at window 13), built on first use with one batch inversion.
-pub struct GenTables {
-    pub g: Vec<GeStorage>,
-    pub g128: Vec<GeStorage>,
+pub(crate) struct GenTables {
+    pub(crate) g: Vec<GeStorage>,
+    pub(crate) g128: Vec<GeStorage>,
 }
 
 impl GenTables {
     /// Builds both tables.
-    pub fn build() -> GenTables {
+    pub(crate) fn build() -> GenTables {
         let g = Ge::<Fe5x52>::generator();
         let mut h = g.to_gej();
         for _ in 0..128 {
@@ -94,14 +94,14 @@ impl GenTables {
     }
 
     /// The process-wide tables.
-    pub fn get() -> &'static GenTables {
+    pub(crate) fn get() -> &'static GenTables {
         static T: std::sync::OnceLock<GenTables> = std::sync::OnceLock::new();
         T.get_or_init(GenTables::build)
     }
 }
 
 /// [P, 3P, …, (2m−1)·P] in affine form via one batch inversion (P finite).
-pub fn odd_multiples_affine<F: FieldOps>(p: &Ge<F>, m: usize) -> Vec<Ge<F>> {
+pub(crate) fn odd_multiples_affine<F: FieldOps>(p: &Ge<F>, m: usize) -> Vec<Ge<F>> {
     let d = p.to_gej().double_var();
     let mut jac = Vec::with_capacity(m);
     let mut cur = p.to_gej();
@@ -119,12 +119,12 @@ pub fn odd_multiples_affine<F: FieldOps>(p: &Ge<F>, m: usize) -> Vec<Ge<F>> {
 }
 
 /// Maximum wNAF length for a 256-bit scalar.
-pub const WNAF_MAX: usize = 257;
+pub(crate) const WNAF_MAX: usize = 257;
 
 /// Width-w NAF of s (digits odd or zero, |d| < 2^(w−1), nonzero digits at least w apart).
 /// A scalar above n/2 is treated as the negative −(n − s), so split halves give short
 /// streams. Returns the length (index of the top nonzero digit + 1). Variable time.
-pub fn wnaf_into(s: &Scalar, w: usize, out: &mut [i32; WNAF_MAX]) -> usize {
+pub(crate) fn wnaf_into(s: &Scalar, w: usize, out: &mut [i32; WNAF_MAX]) -> usize {
     debug_assert!((2..=31).contains(&w));
     let (s, sign) = if s.is_high() { (s.negate(), -1i32) } else { (*s, 1i32) };
     out.fill(0);
@@ -219,7 +219,7 @@ fn table_get<F: FieldOps>(t: &[Ge<F>], n: i32) -> Ge<F> {
 }
 
 /// na·A + ng·G, variable time (all inputs public).
-pub fn ecmult<F: EcmultField>(a: &Ge<F>, na: &Scalar, ng: &Scalar) -> Gej<F> {
+pub(crate) fn ecmult<F: EcmultField>(a: &Ge<F>, na: &Scalar, ng: &Scalar) -> Gej<F> {
     let mut w1 = [0i32; WNAF_MAX];
     let mut w2 = [0i32; WNAF_MAX];
     let mut wg_lo = [0i32; WNAF_MAX];

@@ -110,7 +110,7 @@ fn table() -> &'static CombTable {
 }
 
 /// k·G in constant time (k = 0 gives infinity).
-pub fn mul_g(k: &Scalar) -> Ge<F> {
+pub(crate) fn mul_g(k: &Scalar) -> Ge<F> {
     let t = table();
     let words = k.to_words();
     let mut r = Proj { x: F::ZERO, y: F::ONE, z: F::ZERO };

@@ -12,14 +12,18 @@
 //! - [`sqrt`]: a^((p+1)/4), valid because p ≡ 3 (mod 4), with a squaring check;
 //! - [`batch_inv_var`]: Montgomery's trick, one inversion for n elements.
 //!
-//! [`FieldElement`] is the public, always-normalized wrapper used by the API faces.
+//! The module is private to the crate: the kernels and everything generic over them must not
+//! be instantiable from outside, since the Asm kernels need BMI2+ADX (see `with_field!`).
+//! [`FieldElement`], the always-normalized portable wrapper, and [`field_chain_with`], which
+//! takes a `Backend` token, are public through `crate::secp256k1::arith`.
 
 use super::modinv::{modinv64_var, ModInfo, Signed62};
 use crate::backend::portable::field::Fe5x52;
 use core::fmt;
 
-/// Machine-level field kernels of one backend.
-pub trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
+/// Machine-level field kernels of one backend. Each backend implements it in its own folder
+/// (`backend::portable`, `backend::x86_64_asm`).
+pub(crate) trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
     const ZERO: Self;
     const ONE: Self;
     /// From little-endian words of a value < 2^256 (magnitude 1, maybe ≥ p).
@@ -35,10 +39,7 @@ pub trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
     fn normalize(&self) -> Self;
     fn normalizes_to_zero_var(&self) -> bool;
     /// Precondition: normalized.
-    fn is_zero(&self) -> bool;
-    /// Precondition: normalized.
     fn is_odd(&self) -> bool;
-    fn cmov(&mut self, b: &Self, flag: bool);
 
     /// Repeated squaring a^(2^n).
     #[inline(always)]
@@ -63,154 +64,33 @@ pub trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
             Some(Self::from_u64x4(w))
         }
     }
-    /// 32 big-endian bytes of the canonical value.
-    fn to_be_bytes(&self) -> [u8; 32] {
-        words_to_be(&self.normalize().to_u64x4())
+    /// From the portable representation that public types store (input magnitude ≤ 1 per
+    /// the 5×52 rules). The Portable backend overrides this with the identity.
+    #[inline(always)]
+    fn from_portable(a: &Fe5x52) -> Self {
+        Self::from_u64x4(a.normalize().to_u64x4())
+    }
+    /// To the portable representation, normalized. The Portable backend overrides this with
+    /// the identity (keeping the input's magnitude).
+    #[inline(always)]
+    fn to_portable(&self) -> Fe5x52 {
+        Fe5x52::from_u64x4(self.normalize().to_u64x4())
     }
 }
-
-impl FieldOps for Fe5x52 {
-    const ZERO: Self = Fe5x52::ZERO;
-    const ONE: Self = Fe5x52::ONE;
-    #[inline(always)]
-    fn from_u64x4(a: [u64; 4]) -> Self {
-        Fe5x52::from_u64x4(a)
-    }
-    #[inline(always)]
-    fn to_u64x4(&self) -> [u64; 4] {
-        Fe5x52::to_u64x4(self)
-    }
-    #[inline(always)]
-    fn mul(&self, b: &Self) -> Self {
-        Fe5x52::mul(self, b)
-    }
-    #[inline(always)]
-    fn sqr(&self) -> Self {
-        Fe5x52::sqr(self)
-    }
-    #[inline(always)]
-    fn add(&self, b: &Self) -> Self {
-        Fe5x52::add(self, b)
-    }
-    #[inline(always)]
-    fn mul_int(&self, k: u32) -> Self {
-        Fe5x52::mul_int(self, k)
-    }
-    #[inline(always)]
-    fn negate(&self, m: u32) -> Self {
-        Fe5x52::negate(self, m)
-    }
-    #[inline(always)]
-    fn normalize_weak(&self) -> Self {
-        Fe5x52::normalize_weak(self)
-    }
-    #[inline(always)]
-    fn normalize(&self) -> Self {
-        Fe5x52::normalize(self)
-    }
-    #[inline(always)]
-    fn normalizes_to_zero_var(&self) -> bool {
-        Fe5x52::normalizes_to_zero_var(self)
-    }
-    #[inline(always)]
-    fn is_zero(&self) -> bool {
-        Fe5x52::is_zero(self)
-    }
-    #[inline(always)]
-    fn is_odd(&self) -> bool {
-        Fe5x52::is_odd(self)
-    }
-    #[inline(always)]
-    fn cmov(&mut self, b: &Self, flag: bool) {
-        Fe5x52::cmov(self, b, flag)
-    }
-}
-
-/// `FieldOps` for a 4×64 type `$t(pub [u64; 4])` whose own kernels are `mul` and `sqr`; the
-/// rest (values kept below 2^256, folded by C) is the shared limb arithmetic of
-/// `backend::portable::field4x64`.
-macro_rules! impl_field_ops_4x64 {
-    ($t:ty) => {
-        impl FieldOps for $t {
-            const ZERO: Self = <$t>::ZERO;
-            const ONE: Self = <$t>::ONE;
-            #[inline(always)]
-            fn from_u64x4(a: [u64; 4]) -> Self {
-                Self(a)
-            }
-            #[inline(always)]
-            fn to_u64x4(&self) -> [u64; 4] {
-                self.0
-            }
-            #[inline(always)]
-            fn mul(&self, b: &Self) -> Self {
-                <$t>::mul(self, b)
-            }
-            #[inline(always)]
-            fn sqr(&self) -> Self {
-                <$t>::sqr(self)
-            }
-            #[inline(always)]
-            fn add(&self, b: &Self) -> Self {
-                Self(limbs4::add(&self.0, &b.0))
-            }
-            #[inline(always)]
-            fn mul_int(&self, k: u32) -> Self {
-                Self(limbs4::mul_int(&self.0, k))
-            }
-            #[inline(always)]
-            fn negate(&self, _m: u32) -> Self {
-                Self(limbs4::negate(&self.0))
-            }
-            #[inline(always)]
-            fn normalize_weak(&self) -> Self {
-                *self
-            }
-            #[inline(always)]
-            fn normalize(&self) -> Self {
-                Self(limbs4::normalize(&self.0))
-            }
-            #[inline(always)]
-            fn normalizes_to_zero_var(&self) -> bool {
-                limbs4::is_zero_mod_p(&self.0)
-            }
-            #[inline(always)]
-            fn is_zero(&self) -> bool {
-                (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
-            }
-            #[inline(always)]
-            fn is_odd(&self) -> bool {
-                self.0[0] & 1 == 1
-            }
-            #[inline(always)]
-            fn cmov(&mut self, b: &Self, flag: bool) {
-                let m = (flag as u64).wrapping_neg();
-                for i in 0..4 {
-                    self.0[i] ^= m & (self.0[i] ^ b.0[i]);
-                }
-            }
-        }
-    };
-}
-
-use crate::backend::portable::field4x64 as limbs4;
-#[cfg(target_arch = "x86_64")]
-impl_field_ops_4x64!(crate::backend::x86_64_asm::field::Fe4x64);
-impl_field_ops_4x64!(crate::backend::portable::field4x64::Fe4x64);
 
 /// p as little-endian words.
-pub const P_WORDS: [u64; 4] =
+pub(crate) const P_WORDS: [u64; 4] =
     [0xFFFF_FFFE_FFFF_FC2F, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF];
 
 /// Big-endian bytes to little-endian words.
 #[inline]
-pub fn words_from_be(b: &[u8; 32]) -> [u64; 4] {
+pub(crate) fn words_from_be(b: &[u8; 32]) -> [u64; 4] {
     core::array::from_fn(|i| u64::from_be_bytes(b[24 - 8 * i..32 - 8 * i].try_into().unwrap()))
 }
 
 /// Little-endian words to big-endian bytes.
 #[inline]
-pub fn words_to_be(w: &[u64; 4]) -> [u8; 32] {
+pub(crate) fn words_to_be(w: &[u64; 4]) -> [u8; 32] {
     let mut out = [0u8; 32];
     for i in 0..4 {
         out[24 - 8 * i..32 - 8 * i].copy_from_slice(&w[i].to_be_bytes());
@@ -220,7 +100,7 @@ pub fn words_to_be(w: &[u64; 4]) -> [u8; 32] {
 
 /// Whether little-endian words `a` ≥ `b` (variable time).
 #[inline]
-pub fn words_ge(a: &[u64; 4], b: &[u64; 4]) -> bool {
+pub(crate) fn words_ge(a: &[u64; 4], b: &[u64; 4]) -> bool {
     for i in (0..4).rev() {
         if a[i] != b[i] {
             return a[i] > b[i];
@@ -254,7 +134,7 @@ fn chain_prefix<F: FieldOps>(a: &F) -> (F, F, F, F) {
 ///
 /// p − 2 in binary is 223 ones, a zero, 22 ones, four zeros, 1, 0, 11, 0, 1:
 /// ((((2^223−1)·2^23 + 2^22−1)·2^5 + 1)·2^3 + 3)·2^2 + 1.
-pub fn inv<F: FieldOps>(a: &F) -> F {
+pub(crate) fn inv<F: FieldOps>(a: &F) -> F {
     let (x2, _x3, x22, x223) = chain_prefix(a);
     let t = x223.sqr_n(23).mul(&x22);
     let t = t.sqr_n(5).mul(a);
@@ -264,7 +144,7 @@ pub fn inv<F: FieldOps>(a: &F) -> F {
 
 /// a^((p+1)/4); equals a square root when one exists.
 /// (p+1)/4 = ((2^223−1)·2^23 + 2^22−1)·2^6 + 3)·2^2.
-pub fn pow_p1_4<F: FieldOps>(a: &F) -> F {
+pub(crate) fn pow_p1_4<F: FieldOps>(a: &F) -> F {
     let (x2, _x3, x22, x223) = chain_prefix(a);
     let t = x223.sqr_n(23).mul(&x22);
     let t = t.sqr_n(6).mul(&x2);
@@ -273,7 +153,7 @@ pub fn pow_p1_4<F: FieldOps>(a: &F) -> F {
 
 /// A square root of a, or `None` when a is not a quadratic residue. Constant time apart from
 /// the final verdict.
-pub fn sqrt<F: FieldOps>(a: &F) -> Option<F> {
+pub(crate) fn sqrt<F: FieldOps>(a: &F) -> Option<F> {
     let r = pow_p1_4(a);
     if r.sqr().eq_var(a) {
         Some(r.normalize())
@@ -286,14 +166,14 @@ const P_MODINFO: ModInfo =
     ModInfo { modulus: Signed62([-0x1_0000_03D1, 0, 0, 0, 256]), modulus_inv62: 0x27C7_F6E2_2DDA_CACF };
 
 /// a⁻¹ (0 ↦ 0) by safegcd; variable time, public inputs only.
-pub fn inv_var<F: FieldOps>(a: &F) -> F {
+pub(crate) fn inv_var<F: FieldOps>(a: &F) -> F {
     let w = a.normalize().to_u64x4();
     let r = modinv64_var(&Signed62::from_u64x4(w), &P_MODINFO);
     F::from_u64x4(r.to_u64x4())
 }
 
 /// Inverts every element of `a` in place (zeros stay zero) with one `inv_var`.
-pub fn batch_inv_var<F: FieldOps>(a: &mut [F]) {
+pub(crate) fn batch_inv_var<F: FieldOps>(a: &mut [F]) {
     if a.is_empty() {
         return;
     }
@@ -317,12 +197,18 @@ pub fn batch_inv_var<F: FieldOps>(a: &mut [F]) {
     }
 }
 
-/// A public field element: always normalized, backed by the portable kernel.
+/// An element of GF(p), p = 2^256 − 2^32 − 977, on the Portable backend.
+///
+/// Invariant: the value is always the canonical representative in [0, p); every constructor
+/// and operation returns a canonical value, so [`FieldElement::to_bytes`] and equality need
+/// no reduction.
 #[derive(Clone, Copy)]
 pub struct FieldElement(pub(crate) Fe5x52);
 
 impl FieldElement {
+    /// 0.
     pub const ZERO: FieldElement = FieldElement(Fe5x52::ZERO);
+    /// 1.
     pub const ONE: FieldElement = FieldElement(Fe5x52::ONE);
 
     /// From 32 big-endian bytes; an error when the value is ≥ p.
@@ -341,18 +227,23 @@ impl FieldElement {
     pub fn to_bytes(&self) -> [u8; 32] {
         words_to_be(&self.0.to_u64x4())
     }
+    /// (a + b) mod p.
     pub fn add(&self, b: &FieldElement) -> FieldElement {
         FieldElement(self.0.add(&b.0).normalize())
     }
+    /// (a − b) mod p.
     pub fn sub(&self, b: &FieldElement) -> FieldElement {
         FieldElement(self.0.add(&b.0.negate(1)).normalize())
     }
+    /// −a mod p.
     pub fn neg(&self) -> FieldElement {
         FieldElement(self.0.negate(1).normalize())
     }
+    /// a·b mod p.
     pub fn mul(&self, b: &FieldElement) -> FieldElement {
         FieldElement(self.0.mul(&b.0).normalize())
     }
+    /// a² mod p.
     pub fn sqr(&self) -> FieldElement {
         FieldElement(self.0.sqr().normalize())
     }
@@ -364,16 +255,69 @@ impl FieldElement {
     pub fn inv_vartime(&self) -> FieldElement {
         FieldElement(inv_var(&self.0).normalize())
     }
-    /// A square root, if one exists.
+    /// A square root, if one exists: a^((p+1)/4), checked by squaring (p ≡ 3 mod 4). Which of
+    /// the two roots is returned is not specified; negate to get the other.
     pub fn sqrt(&self) -> Option<FieldElement> {
         sqrt(&self.0).map(FieldElement)
     }
+    /// Whether a = 0.
     pub fn is_zero(&self) -> bool {
         self.0.is_zero()
     }
+    /// Whether the canonical value is odd (the parity used by key encodings).
     pub fn is_odd(&self) -> bool {
         self.0.is_odd()
     }
+}
+
+/// A field kernel for [`field_chain_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKernel {
+    /// x ← x·b.
+    Mul,
+    /// x ← x².
+    Sqr,
+    /// x ← x⁻¹ by the constant-time addition chain (0 ↦ 0).
+    Inv,
+    /// x ← x⁻¹ by variable-time safegcd (0 ↦ 0).
+    InvVartime,
+}
+
+/// Applies `kernel` `n` times in a dependent chain starting from `a` (`b` is the other factor
+/// of [`FieldKernel::Mul`]), on `backend`'s field kernels, and returns the canonical result.
+///
+/// The result does not depend on the backend; the point is to measure each backend's kernels
+/// (the dispatch and the conversion from and to the portable form happen once per call).
+///
+/// ```
+/// use fullverify::secp256k1::arith::{field_chain_with, FieldElement, FieldKernel};
+/// use fullverify::Backend;
+///
+/// let a = FieldElement::from_u64(3);
+/// let b = FieldElement::from_u64(5);
+/// for backend in Backend::available() {
+///     let r = field_chain_with(backend, FieldKernel::Mul, &a, &b, 2);
+///     assert_eq!(r, FieldElement::from_u64(75));
+/// }
+/// ```
+pub fn field_chain_with(
+    backend: crate::Backend,
+    kernel: FieldKernel,
+    a: &FieldElement,
+    b: &FieldElement,
+    n: usize,
+) -> FieldElement {
+    with_field!(backend, F => {
+        let mut x = F::from_portable(&a.0);
+        let y = F::from_portable(&b.0);
+        match kernel {
+            FieldKernel::Mul => (0..n).for_each(|_| x = x.mul(&y)),
+            FieldKernel::Sqr => (0..n).for_each(|_| x = x.sqr()),
+            FieldKernel::Inv => (0..n).for_each(|_| x = inv(&x)),
+            FieldKernel::InvVartime => (0..n).for_each(|_| x = inv_var(&x)),
+        }
+        FieldElement(x.to_portable().normalize())
+    })
 }
 
 impl PartialEq for FieldElement {

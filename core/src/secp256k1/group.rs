@@ -16,22 +16,23 @@
 //! magnitude 1, so outputs feed straight back into `mul`.
 
 use super::field::{sqrt, FieldOps};
+use crate::backend::portable::field::Fe5x52;
 
 /// An affine point or infinity.
 #[derive(Clone, Copy, Debug)]
-pub struct Ge<F: FieldOps> {
-    pub x: F,
-    pub y: F,
-    pub infinity: bool,
+pub(crate) struct Ge<F: FieldOps> {
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) infinity: bool,
 }
 
 /// A Jacobian point or infinity.
 #[derive(Clone, Copy, Debug)]
-pub struct Gej<F: FieldOps> {
-    pub x: F,
-    pub y: F,
-    pub z: F,
-    pub infinity: bool,
+pub(crate) struct Gej<F: FieldOps> {
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) z: F,
+    pub(crate) infinity: bool,
 }
 
 /// 7, the curve constant b.
@@ -40,11 +41,14 @@ fn b7<F: FieldOps>() -> F {
     F::from_u64x4([7, 0, 0, 0])
 }
 
+// Conversions take `&self` like the rest of the kernel API (clippy asks for `self` only since
+// the type became crate-private).
+#[allow(clippy::wrong_self_convention)]
 impl<F: FieldOps> Ge<F> {
-    pub const INFINITY: Ge<F> = Ge { x: F::ZERO, y: F::ZERO, infinity: true };
+    pub(crate) const INFINITY: Ge<F> = Ge { x: F::ZERO, y: F::ZERO, infinity: true };
 
     /// The generator G.
-    pub fn generator() -> Ge<F> {
+    pub(crate) fn generator() -> Ge<F> {
         Ge {
             x: F::from_u64x4([
                 0x59F2_815B_16F8_1798,
@@ -63,7 +67,7 @@ impl<F: FieldOps> Ge<F> {
     }
 
     /// Whether y² = x³ + 7 (infinity counts as valid).
-    pub fn is_valid_var(&self) -> bool {
+    pub(crate) fn is_valid_var(&self) -> bool {
         if self.infinity {
             return true;
         }
@@ -73,7 +77,7 @@ impl<F: FieldOps> Ge<F> {
     }
 
     /// The point with this x and the y of the requested parity, if x is on the curve.
-    pub fn from_x(x: &F, odd: bool) -> Option<Ge<F>> {
+    pub(crate) fn from_x(x: &F, odd: bool) -> Option<Ge<F>> {
         let x = x.normalize();
         let c = x.sqr().mul(&x).add(&b7());
         let y = sqrt(&c)?;
@@ -83,33 +87,54 @@ impl<F: FieldOps> Ge<F> {
 
     /// −P.
     #[inline(always)]
-    pub fn neg(&self) -> Ge<F> {
+    pub(crate) fn neg(&self) -> Ge<F> {
         Ge { x: self.x, y: self.y.normalize_weak().negate(1), infinity: self.infinity }
     }
 
     /// Both coordinates in canonical form.
-    pub fn normalize(&self) -> Ge<F> {
+    pub(crate) fn normalize(&self) -> Ge<F> {
         Ge { x: self.x.normalize(), y: self.y.normalize(), infinity: self.infinity }
     }
 
-    pub fn to_gej(&self) -> Gej<F> {
+    pub(crate) fn to_gej(&self) -> Gej<F> {
         Gej { x: self.x, y: self.y, z: F::ONE, infinity: self.infinity }
     }
 
     /// Equality as points (variable time).
-    pub fn eq_var(&self, o: &Ge<F>) -> bool {
+    pub(crate) fn eq_var(&self, o: &Ge<F>) -> bool {
         if self.infinity || o.infinity {
             return self.infinity == o.infinity;
         }
         self.x.eq_var(&o.x) && self.y.eq_var(&o.y)
     }
+
+    /// From the portable form that public types store (identity for the Portable backend).
+    #[inline]
+    pub(crate) fn from_portable(p: &Ge<Fe5x52>) -> Ge<F> {
+        if p.infinity {
+            return Ge::INFINITY;
+        }
+        Ge { x: F::from_portable(&p.x), y: F::from_portable(&p.y), infinity: false }
+    }
+
+    /// To the portable form, coordinates normalized (identity for the Portable backend).
+    #[inline]
+    pub(crate) fn to_portable(&self) -> Ge<Fe5x52> {
+        if self.infinity {
+            return Ge::INFINITY;
+        }
+        Ge { x: self.x.to_portable(), y: self.y.to_portable(), infinity: false }
+    }
 }
 
+// Conversions take `&self` like the rest of the kernel API (clippy asks for `self` only since
+// the type became crate-private).
+#[allow(clippy::wrong_self_convention)]
 impl<F: FieldOps> Gej<F> {
-    pub const INFINITY: Gej<F> = Gej { x: F::ZERO, y: F::ZERO, z: F::ZERO, infinity: true };
+    pub(crate) const INFINITY: Gej<F> = Gej { x: F::ZERO, y: F::ZERO, z: F::ZERO, infinity: true };
 
     /// Affine form with a variable-time inversion.
-    pub fn to_ge_var(&self) -> Ge<F> {
+    pub(crate) fn to_ge_var(&self) -> Ge<F> {
         if self.infinity {
             return Ge::INFINITY;
         }
@@ -118,7 +143,7 @@ impl<F: FieldOps> Gej<F> {
     }
 
     /// Affine form given 1/Z.
-    pub fn to_ge_zinv(&self, zi: &F) -> Ge<F> {
+    pub(crate) fn to_ge_zinv(&self, zi: &F) -> Ge<F> {
         let zi2 = zi.sqr();
         let zi3 = zi2.mul(zi);
         Ge { x: self.x.mul(&zi2).normalize(), y: self.y.mul(&zi3).normalize(), infinity: false }
@@ -126,13 +151,13 @@ impl<F: FieldOps> Gej<F> {
 
     /// −P.
     #[inline(always)]
-    pub fn neg(&self) -> Gej<F> {
+    pub(crate) fn neg(&self) -> Gej<F> {
         Gej { x: self.x, y: self.y.normalize_weak().negate(1), z: self.z, infinity: self.infinity }
     }
 
     /// 2P (variable time: branches on infinity).
     #[inline(always)]
-    pub fn double_var(&self) -> Gej<F> {
+    pub(crate) fn double_var(&self) -> Gej<F> {
         if self.infinity {
             return *self;
         }
@@ -153,7 +178,7 @@ impl<F: FieldOps> Gej<F> {
     /// P + Q for affine Q (variable time); also returns the z-ratio Z'/Z (when finite and
     /// no special case occurred, else `None`).
     #[inline(always)]
-    pub fn add_ge_var(&self, b: &Ge<F>) -> (Gej<F>, Option<F>) {
+    pub(crate) fn add_ge_var(&self, b: &Ge<F>) -> (Gej<F>, Option<F>) {
         if self.infinity {
             return (b.to_gej(), None);
         }
@@ -171,7 +196,7 @@ impl<F: FieldOps> Gej<F> {
     /// P + Q with Q given in a frame with Z_Q = 1/bzinv (see `ecmult`): Q's true Jacobian
     /// coordinates are (b.x, b.y, 1/bzinv). Variable time.
     #[inline(always)]
-    pub fn add_zinv_var(&self, b: &Ge<F>, bzinv: &F) -> Gej<F> {
+    pub(crate) fn add_zinv_var(&self, b: &Ge<F>, bzinv: &F) -> Gej<F> {
         if b.infinity {
             return *self;
         }
@@ -192,7 +217,7 @@ impl<F: FieldOps> Gej<F> {
     }
 
     /// P + Q for Jacobian Q (variable time).
-    pub fn add_var(&self, b: &Gej<F>) -> Gej<F> {
+    pub(crate) fn add_var(&self, b: &Gej<F>) -> Gej<F> {
         if self.infinity {
             return *b;
         }
@@ -242,7 +267,7 @@ impl<F: FieldOps> Gej<F> {
     }
 
     /// Equality as points (variable time).
-    pub fn eq_var(&self, o: &Gej<F>) -> bool {
+    pub(crate) fn eq_var(&self, o: &Gej<F>) -> bool {
         if self.infinity || o.infinity {
             return self.infinity == o.infinity;
         }
@@ -255,7 +280,7 @@ impl<F: FieldOps> Gej<F> {
     /// Whether the affine x of this point equals x (given normalized), without inverting:
     /// x·Z² == X.
     #[inline]
-    pub fn x_eq_var(&self, x: &F) -> bool {
+    pub(crate) fn x_eq_var(&self, x: &F) -> bool {
         if self.infinity {
             return false;
         }

@@ -1,44 +1,76 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! secp256k1: y² = x³ + 7 over GF(p), p = 2^256 − 2^32 − 977, group order n (prime).
 //!
-//! Layers (each uses only those above it):
-//! - [`field`] — GF(p): the [`field::FieldOps`] kernel contract (backends provide mul, sqr,
-//!   add, negate, normalize), derived ops written once (addition-chain inverse, safegcd
-//!   var-time inverse, sqrt, batch inverse) and the public [`FieldElement`];
-//! - [`scalar`] — integers mod n, var-time safegcd and constant-time inverses, the GLV split;
-//! - [`group`] — affine/Jacobian points, doubling, (mixed) addition with z-ratios;
-//! - [`ecmult`] — u1·G + u2·Q by GLV + wNAF Strauss with global-Z tables; [`ecmult_gen`] —
-//!   constant-time k·G for signing;
-//! - [`ecdsa`], [`schnorr`] — Bitcoin Core verification semantics, RFC6979 / BIP340 signing.
+//! Public surface:
+//! - [`ecdsa`] — Bitcoin Core verification semantics, strict and lax DER, RFC 6979 signing;
+//! - [`schnorr`] — BIP340 verification and signing;
+//! - [`PublicKey`], [`XOnlyPublicKey`] — key parsing and serialization, the BIP341 tweak;
+//! - [`arith`] — field, scalar and point arithmetic for exploration and tests (always on
+//!   the Portable backend).
 //!
-//! Backends: the group, ecmult and verification code is generic over [`field::FieldOps`] and
-//! monomorphised per backend — `backend::portable::field::Fe5x52` (Portable, every target),
-//! `backend::x86_64_asm::field::Fe4x64` (Asm: MULX/ADCX/ADOX, x86-64 with BMI2+ADX). The
-//! verify entry points pick one with `Backend::detect()` once per call; `*_with` variants take
-//! an explicit backend. Public key, point and field-element types store the portable form.
-//! Signing always runs the constant-time portable path.
+//! Inside the crate the layers are (each uses only those above it): `field` — GF(p), the
+//! `FieldOps` kernel contract that each backend implements (mul, sqr, add, negate,
+//! normalize) and the derived ops written once (addition-chain inverse, safegcd inverse,
+//! sqrt, batch inverse); `scalar` — integers mod n and the GLV split; `group` — affine and
+//! Jacobian points; `ecmult` — u1·G + u2·Q by GLV + wNAF Strauss; `ecmult_gen` — constant-time
+//! k·G for signing; then the signature schemes.
+//!
+//! Backends: the group, ecmult and verification code is generic over `FieldOps` and
+//! monomorphised per backend: `Fe5x52` (Portable, every target) and `Fe4x64Asm` (Asm:
+//! MULX/ADCX/ADOX, x86-64 with BMI2+ADX). Both and every generic function over them are private
+//! to the crate. An entry point picks one from the [`Backend`] token it is given (the `_with`
+//! variants) or from [`Backend::detect`], once per call, through one dispatch macro,
+//! `with_field!`. Public key, point and field-element types store the portable form; signing
+//! always runs the constant-time portable path.
 //!
 //! Keys: [`PublicKey::parse`] follows libsecp256k1 (33-byte compressed, 65-byte uncompressed,
 //! hybrid 0x06/0x07 with the parity check); [`XOnlyPublicKey`] is BIP340's lift_x (even y).
+//! Decompression (a square root) runs on the caller's backend.
 
+/// Runs `$body` with the type alias `$F` naming the field kernels of the [`Backend`] token
+/// `$backend`: the one dispatch from a token to a monomorphised code path. Evaluates to
+/// `$body`'s value; a `?` or `return` in `$body` leaves the enclosing function.
+///
+/// The Asm arm is the only place the crate instantiates code with `Fe4x64Asm`, whose kernels
+/// need BMI2+ADX. It is reached only for a token of kind Asm, and `Backend` tokens are issued
+/// only after the CPU check, so the instructions exist on this CPU. IFMA has no field kernels
+/// yet (and no token is ever issued for it); it shares the Portable arm.
+macro_rules! with_field {
+    ($backend:expr, $F:ident => $body:expr) => {
+        match $crate::backend::Backend::kind($backend) {
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::BackendKind::Asm => {
+                type $F = $crate::backend::x86_64_asm::field::Fe4x64Asm;
+                $body
+            }
+            _ => {
+                type $F = $crate::backend::portable::field::Fe5x52;
+                $body
+            }
+        }
+    };
+}
+
+pub mod arith;
 pub mod ecdsa;
-pub mod ecmult;
-pub mod ecmult_gen;
-pub mod field;
-pub mod group;
+pub(crate) mod ecmult;
+pub(crate) mod ecmult_gen;
+pub(crate) mod field;
+pub(crate) mod group;
 pub(crate) mod modinv;
-pub mod point;
-pub mod scalar;
+pub(crate) mod point;
+pub(crate) mod scalar;
 pub mod schnorr;
 #[cfg(test)]
 mod tests;
 
 use crate::backend::portable::field::Fe5x52;
-pub use field::FieldElement;
+use crate::backend::Backend;
 use field::FieldOps;
 use group::Ge;
-pub use point::{AffinePoint, JacobianPoint};
-pub use scalar::{GlvSplit, Scalar};
+use point::AffinePoint;
+/// Integers mod n (also in [`arith`]); ECDSA signatures hold two of them.
+pub use scalar::Scalar;
 
 /// Why an input was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,23 +114,14 @@ impl core::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The point with x-coordinate `x` (big-endian) and the given y parity: the square root that
-/// parsing a compressed or x-only key needs, computed on the detected backend (it is most of
-/// the parsing cost, and every compressed key of a block is parsed once per input).
-fn decompress(x: &[u8; 32], odd: bool) -> Result<Ge<Fe5x52>, Error> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::Backend::detect() == crate::Backend::Asm {
-        use crate::backend::x86_64_asm::field::Fe4x64;
-        let xf = <Fe4x64 as FieldOps>::from_be_bytes(x).ok_or(Error::FieldOverflow)?;
-        let p = Ge::<Fe4x64>::from_x(&xf, odd).ok_or(Error::NotOnCurve)?;
-        return Ok(Ge {
-            x: Fe5x52::from_u64x4(p.x.normalize().to_u64x4()),
-            y: Fe5x52::from_u64x4(p.y.normalize().to_u64x4()),
-            infinity: false,
-        });
-    }
-    let xf = Fe5x52::from_be_bytes(x).ok_or(Error::FieldOverflow)?;
-    Ge::from_x(&xf, odd).ok_or(Error::NotOnCurve)
+/// The point with x-coordinate `x` (big-endian) and the given y parity, in portable form: the
+/// square root that parsing a compressed or x-only key needs, computed on `backend` (it is
+/// most of the parsing cost, and every compressed key of a block is parsed once per input).
+fn decompress(backend: Backend, x: &[u8; 32], odd: bool) -> Result<Ge<Fe5x52>, Error> {
+    with_field!(backend, F => {
+        let xf = F::from_be_bytes(x).ok_or(Error::FieldOverflow)?;
+        Ge::<F>::from_x(&xf, odd).map(|p| p.to_portable()).ok_or(Error::NotOnCurve)
+    })
 }
 
 /// A valid public key (a finite curve point), normalized.
@@ -113,14 +136,30 @@ impl PartialEq for PublicKey {
 impl Eq for PublicKey {}
 
 impl PublicKey {
-    /// Parses a SEC1 public key exactly as libsecp256k1's `ec_pubkey_parse`.
+    /// Parses a SEC1 public key exactly as libsecp256k1's `ec_pubkey_parse`, decompressing on
+    /// the detected backend.
+    ///
+    /// ```
+    /// use fullverify::secp256k1::{Error, PublicKey};
+    ///
+    /// let pk = PublicKey::from_secret(&[7; 32]).unwrap();
+    /// let c = pk.serialize_compressed();
+    /// assert_eq!(PublicKey::parse(&c), Ok(pk));
+    /// assert_eq!(PublicKey::parse(&pk.serialize_uncompressed()), Ok(pk));
+    /// assert_eq!(PublicKey::parse(&c[..32]), Err(Error::InvalidLength));
+    /// ```
     pub fn parse(b: &[u8]) -> Result<PublicKey, Error> {
+        PublicKey::parse_with(Backend::detect(), b)
+    }
+
+    /// [`PublicKey::parse`] with compressed keys decompressed on `backend`.
+    pub fn parse_with(backend: Backend, b: &[u8]) -> Result<PublicKey, Error> {
         match b.len() {
             33 => {
                 if b[0] != 0x02 && b[0] != 0x03 {
                     return Err(Error::InvalidPrefix);
                 }
-                Ok(PublicKey(decompress(b[1..33].try_into().unwrap(), b[0] == 0x03)?))
+                Ok(PublicKey(decompress(backend, b[1..33].try_into().unwrap(), b[0] == 0x03)?))
             }
             65 => {
                 if !matches!(b[0], 0x04 | 0x06 | 0x07) {
@@ -189,9 +228,14 @@ impl PartialEq for XOnlyPublicKey {
 impl Eq for XOnlyPublicKey {}
 
 impl XOnlyPublicKey {
-    /// lift_x: fails when x ≥ p or x³ + 7 is not a square.
+    /// lift_x on the detected backend: fails when x ≥ p or x³ + 7 is not a square.
     pub fn parse(b: &[u8; 32]) -> Result<XOnlyPublicKey, Error> {
-        decompress(b, false).map(XOnlyPublicKey)
+        XOnlyPublicKey::parse_with(Backend::detect(), b)
+    }
+
+    /// [`XOnlyPublicKey::parse`] with the square root computed on `backend`.
+    pub fn parse_with(backend: Backend, b: &[u8; 32]) -> Result<XOnlyPublicKey, Error> {
+        decompress(backend, b, false).map(XOnlyPublicKey)
     }
 
     /// The 32-byte x coordinate.

@@ -11,19 +11,19 @@
 
 /// A 256-bit value as five signed 62-bit limbs: Σ vᵢ·2^(62i).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Signed62(pub [i64; 5]);
+pub(crate) struct Signed62(pub(crate) [i64; 5]);
 
 const M62: u64 = u64::MAX >> 2;
 
 /// A modulus and its inverse modulo 2^62.
-pub struct ModInfo {
-    pub modulus: Signed62,
-    pub modulus_inv62: u64,
+pub(crate) struct ModInfo {
+    pub(crate) modulus: Signed62,
+    pub(crate) modulus_inv62: u64,
 }
 
 impl Signed62 {
     /// From little-endian 64-bit words (value < 2^256).
-    pub fn from_u64x4(a: [u64; 4]) -> Signed62 {
+    pub(crate) fn from_u64x4(a: [u64; 4]) -> Signed62 {
         Signed62([
             (a[0] & M62) as i64,
             (((a[0] >> 62) | (a[1] << 2)) & M62) as i64,
@@ -34,7 +34,8 @@ impl Signed62 {
     }
 
     /// To little-endian 64-bit words. Precondition: every limb in [0, 2^62), top limb < 2^8.
-    pub fn to_u64x4(&self) -> [u64; 4] {
+    #[allow(clippy::wrong_self_convention)] // `&self` like `FieldOps::to_u64x4`
+    pub(crate) fn to_u64x4(&self) -> [u64; 4] {
         let v = self.0.map(|x| x as u64);
         [
             v[0] | (v[1] << 62),
@@ -187,7 +188,7 @@ fn normalize_62(r: &mut Signed62, sign: i64, mi: &ModInfo) {
 }
 
 /// x⁻¹ mod M (0 maps to 0), variable time. x must be < 2^256 and M odd.
-pub fn modinv64_var(x: &Signed62, mi: &ModInfo) -> Signed62 {
+pub(crate) fn modinv64_var(x: &Signed62, mi: &ModInfo) -> Signed62 {
     let mut d = Signed62([0; 5]);
     let mut e = Signed62([1, 0, 0, 0, 0]);
     let mut f = mi.modulus;

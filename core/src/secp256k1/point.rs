@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Public point types over the portable field, for the Python and web faces and for tests:
-//! [`AffinePoint`] (x, y) or infinity, and [`JacobianPoint`] (X, Y, Z) ↦ (X/Z², Y/Z³).
+//! Public point types over the portable field, for exploration and tests (see
+//! [`crate::secp256k1::arith`] for the invariants): [`AffinePoint`] (x, y) or infinity, and
+//! [`JacobianPoint`] (X, Y, Z) ↦ (X/Z², Y/Z³).
 
 use super::ecmult::ecmult;
 use super::ecmult_gen::mul_g;
@@ -9,11 +10,14 @@ use super::group::{Ge, Gej};
 use super::{Error, Scalar};
 use crate::backend::portable::field::Fe5x52;
 
-/// An affine point or the point at infinity; coordinates normalized.
+/// An affine point or the point at infinity, on the Portable backend; coordinates canonical.
+/// Points built with [`AffinePoint::from_xy`], [`AffinePoint::from_bytes`] or
+/// [`AffinePoint::lift_x`] are on the curve.
 #[derive(Clone, Copy, Debug)]
 pub struct AffinePoint(pub(crate) Ge<Fe5x52>);
 
-/// A Jacobian point or the point at infinity.
+/// A point in Jacobian coordinates (X, Y, Z) ↦ (X/Z², Y/Z³), or the point at infinity, on the
+/// Portable backend. Not checked to be on the curve (see [`JacobianPoint::from_xyz`]).
 #[derive(Clone, Copy, Debug)]
 pub struct JacobianPoint(pub(crate) Gej<Fe5x52>);
 
@@ -32,8 +36,10 @@ impl PartialEq for JacobianPoint {
 impl Eq for JacobianPoint {}
 
 impl AffinePoint {
+    /// The point at infinity (the group identity).
     pub const INFINITY: AffinePoint = AffinePoint(Ge::INFINITY);
 
+    /// The standard generator G.
     pub fn generator() -> AffinePoint {
         AffinePoint(Ge::generator())
     }
@@ -71,6 +77,7 @@ impl AffinePoint {
         Ge::from_x(&x.0, odd).map(AffinePoint).ok_or(Error::NotOnCurve)
     }
 
+    /// Whether this is the point at infinity.
     pub fn is_infinity(&self) -> bool {
         self.0.infinity
     }
@@ -83,15 +90,19 @@ impl AffinePoint {
         (!self.0.infinity).then(|| FieldElement(self.0.y.normalize()))
     }
 
+    /// −P = (x, −y).
     pub fn neg(&self) -> AffinePoint {
         AffinePoint(self.0.neg().normalize())
     }
+    /// (x, y, 1), or Jacobian infinity.
     pub fn to_jacobian(&self) -> JacobianPoint {
         JacobianPoint(self.0.to_gej())
     }
+    /// P + Q, variable time (one inversion).
     pub fn add(&self, o: &AffinePoint) -> AffinePoint {
         self.to_jacobian().add_affine(o).to_affine()
     }
+    /// 2·P, variable time (one inversion).
     pub fn double(&self) -> AffinePoint {
         self.to_jacobian().double().to_affine()
     }
@@ -110,9 +121,11 @@ impl AffinePoint {
 }
 
 impl JacobianPoint {
+    /// The point at infinity.
     pub const INFINITY: JacobianPoint = JacobianPoint(Gej::INFINITY);
 
-    /// From coordinates (no curve check; Z = 0 means infinity).
+    /// From coordinates (no curve check, so that formulas can be explored on any input;
+    /// Z = 0 means infinity).
     pub fn from_xyz(x: &FieldElement, y: &FieldElement, z: &FieldElement) -> JacobianPoint {
         if z.is_zero() {
             return JacobianPoint::INFINITY;
@@ -126,21 +139,27 @@ impl JacobianPoint {
             (FieldElement(p.x.normalize()), FieldElement(p.y.normalize()), FieldElement(p.z.normalize()))
         })
     }
+    /// Whether this is the point at infinity.
     pub fn is_infinity(&self) -> bool {
         self.0.infinity
     }
+    /// (X/Z², Y/Z³), variable time (one inversion).
     pub fn to_affine(&self) -> AffinePoint {
         AffinePoint(self.0.to_ge_var())
     }
+    /// (X, −Y, Z).
     pub fn neg(&self) -> JacobianPoint {
         JacobianPoint(self.0.neg())
     }
+    /// 2·P with the a = 0 doubling formula, variable time.
     pub fn double(&self) -> JacobianPoint {
         JacobianPoint(self.0.double_var())
     }
+    /// P + Q (Jacobian + Jacobian), variable time; handles P = Q and P = −Q.
     pub fn add(&self, o: &JacobianPoint) -> JacobianPoint {
         JacobianPoint(self.0.add_var(&o.0))
     }
+    /// P + Q with Q affine (mixed addition), variable time.
     pub fn add_affine(&self, o: &AffinePoint) -> JacobianPoint {
         JacobianPoint(self.0.add_ge_var(&o.0).0)
     }

@@ -17,7 +17,7 @@ use super::modinv::{modinv64_var, ModInfo, Signed62};
 use core::fmt;
 
 /// n as little-endian words.
-pub const N: [u64; 4] =
+pub(crate) const N: [u64; 4] =
     [0xBFD2_5E8C_D036_4141, 0xBAAE_DCE6_AF48_A03B, 0xFFFF_FFFF_FFFF_FFFE, 0xFFFF_FFFF_FFFF_FFFF];
 /// 2^256 − n.
 const NC: [u64; 3] = [0x402D_A173_2FC9_BEBF, 0x4551_2319_50B7_5FC4, 1];
@@ -25,7 +25,7 @@ const NC: [u64; 3] = [0x402D_A173_2FC9_BEBF, 0x4551_2319_50B7_5FC4, 1];
 const N_HALF: [u64; 4] =
     [0xDFE9_2F46_681B_20A0, 0x5D57_6E73_57A4_501D, 0xFFFF_FFFF_FFFF_FFFF, 0x7FFF_FFFF_FFFF_FFFF];
 
-/// An integer modulo n, fully reduced.
+/// An integer modulo the group order n. Invariant: always fully reduced (< n).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Scalar(pub(crate) [u64; 4]);
 
@@ -88,13 +88,15 @@ fn add_mul_nc(lo: &[u64], hi: &[u64], out: &mut [u64]) {
 }
 
 impl Scalar {
+    /// 0.
     pub const ZERO: Scalar = Scalar([0; 4]);
+    /// 1.
     pub const ONE: Scalar = Scalar([1, 0, 0, 0]);
 
     /// From little-endian words, reducing once (any value < 2^256 is < 2n); also reports
     /// whether the input was ≥ n. Constant time.
     #[inline]
-    pub fn from_words_reduce(w: [u64; 4]) -> (Scalar, bool) {
+    pub(crate) fn from_words_reduce(w: [u64; 4]) -> (Scalar, bool) {
         let (r0, b) = sbb(w[0], N[0], 0);
         let (r1, b) = sbb(w[1], N[1], b);
         let (r2, b) = sbb(w[2], N[2], b);
@@ -133,6 +135,7 @@ impl Scalar {
         }
     }
 
+    /// A small integer (every `u64` is below n).
     pub fn from_u64(v: u64) -> Scalar {
         Scalar([v, 0, 0, 0])
     }
@@ -143,10 +146,12 @@ impl Scalar {
     }
 
     /// Little-endian words.
-    pub fn to_words(&self) -> [u64; 4] {
+    #[allow(clippy::wrong_self_convention)] // `&self` like the other accessors
+    pub(crate) fn to_words(&self) -> [u64; 4] {
         self.0
     }
 
+    /// Whether a = 0.
     pub fn is_zero(&self) -> bool {
         (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
     }
@@ -197,7 +202,7 @@ impl Scalar {
 
     /// The 512-bit product of the representatives, little-endian.
     #[inline(always)]
-    pub fn mul_wide(&self, b: &Scalar) -> [u64; 8] {
+    pub(crate) fn mul_wide(&self, b: &Scalar) -> [u64; 8] {
         let (a, b) = (&self.0, &b.0);
         let mut r = [0u64; 8];
         for i in 0..4 {
@@ -213,7 +218,7 @@ impl Scalar {
     }
 
     /// A 512-bit value mod n, constant time.
-    pub fn reduce512(l: &[u64; 8]) -> Scalar {
+    pub(crate) fn reduce512(l: &[u64; 8]) -> Scalar {
         // m = l[0..4] + l[4..8]·N_C < 2^256 + 2^385: 7 words.
         let mut m = [0u64; 7];
         add_mul_nc(&l[0..4], &l[4..8], &mut m);
@@ -250,6 +255,7 @@ impl Scalar {
         Scalar::reduce512(&self.mul_wide(b))
     }
 
+    /// a² mod n, constant time.
     pub fn sqr(&self) -> Scalar {
         self.mul(self)
     }
@@ -283,7 +289,7 @@ impl Scalar {
 
     /// Bits [offset, offset+count) of the representative, count ≤ 32 (variable time).
     #[inline]
-    pub fn bits_var(&self, offset: usize, count: usize) -> u32 {
+    pub(crate) fn bits_var(&self, offset: usize, count: usize) -> u32 {
         debug_assert!((1..=32).contains(&count));
         if offset >= 256 {
             return 0;
@@ -322,7 +328,7 @@ impl Scalar {
     }
 
     /// Whether min(a, n − a) < 2^128.
-    pub fn is_short(&self) -> bool {
+    pub(crate) fn is_short(&self) -> bool {
         (self.0[2] | self.0[3]) == 0 || {
             let m = self.negate();
             (m.0[2] | m.0[3]) == 0
@@ -330,7 +336,7 @@ impl Scalar {
     }
 
     /// Constant-time select: `if flag { *b } else { *self }`.
-    pub fn select(&self, b: &Scalar, flag: bool) -> Scalar {
+    pub(crate) fn select(&self, b: &Scalar, flag: bool) -> Scalar {
         let m = (flag as u64).wrapping_neg();
         Scalar(core::array::from_fn(|i| (self.0[i] & !m) | (b.0[i] & m)))
     }
@@ -340,9 +346,13 @@ impl Scalar {
 /// stands for its negative), and the rounded quotients c1, c2 that produced it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GlvSplit {
+    /// k1 = k − λ·k2 (mod n), short: |k1| < 2^128 as a signed value.
     pub k1: Scalar,
+    /// k2 = −c1·b1 − c2·b2 (mod n), short: |k2| < 2^128 as a signed value.
     pub k2: Scalar,
+    /// c1 = ⌊k·g1 / 2^384⌉, the rounded first lattice coefficient.
     pub c1: Scalar,
+    /// c2 = ⌊k·g2 / 2^384⌉, the rounded second lattice coefficient.
     pub c2: Scalar,
     /// True when the bound check failed and the split fell back to (k, 0).
     pub fallback: bool,

@@ -17,7 +17,6 @@ use super::field::inv_var;
 use super::group::Ge;
 use super::scalar::Scalar;
 use super::{Error, XOnlyPublicKey};
-use crate::backend::portable::field::Fe5x52;
 use crate::backend::Backend;
 use crate::hash::tags;
 
@@ -31,7 +30,12 @@ fn challenge(r: &[u8; 32], px: &[u8; 32], msg: &[u8]) -> Scalar {
 }
 
 /// The verification core, generic over the field backend. `pk` has even y.
-pub fn verify_generic<F: EcmultField>(pk: &Ge<F>, pk_x: &[u8; 32], msg: &[u8], sig: &[u8; 64]) -> bool {
+pub(crate) fn verify_generic<F: EcmultField>(
+    pk: &Ge<F>,
+    pk_x: &[u8; 32],
+    msg: &[u8],
+    sig: &[u8; 64],
+) -> bool {
     let r_bytes: &[u8; 32] = sig[..32].try_into().unwrap();
     let rx = match F::from_be_bytes(r_bytes) {
         Some(x) => x,
@@ -52,21 +56,46 @@ pub fn verify_generic<F: EcmultField>(pk: &Ge<F>, pk_x: &[u8; 32], msg: &[u8], s
 }
 
 /// BIP340 verification on the detected backend; malformed input gives `false`.
+///
+/// ```
+/// use fullverify::secp256k1::{schnorr, PublicKey, XOnlyPublicKey};
+///
+/// let seckey = [0x42; 32];
+/// let (xonly, _) = PublicKey::from_secret(&seckey).unwrap().x_only();
+/// let msg = b"any length of message";
+/// let sig = schnorr::sign(&seckey, msg, &[0; 32]);
+/// assert!(schnorr::verify(&xonly, msg, &sig));
+///
+/// // Keys travel as 32 bytes (BIP340 lift_x on parsing).
+/// let parsed = XOnlyPublicKey::parse(&xonly.serialize()).unwrap();
+/// assert!(schnorr::verify(&parsed, msg, &sig));
+///
+/// let mut bad = sig;
+/// bad[63] ^= 1;
+/// assert!(!schnorr::verify(&xonly, msg, &bad));
+/// assert!(!schnorr::verify(&xonly, b"another message", &sig));
+/// ```
 pub fn verify(pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8; 64]) -> bool {
     verify_with(Backend::detect(), pk, msg, sig)
 }
 
 /// [`verify`] on an explicit backend (a backend without secp256k1 kernels uses Portable).
+/// Every backend gives the same answer.
+///
+/// ```
+/// use fullverify::secp256k1::{schnorr, PublicKey, XOnlyPublicKey};
+/// use fullverify::Backend;
+///
+/// let (xonly, _) = PublicKey::from_secret(&[0x42; 32]).unwrap().x_only();
+/// let sig = schnorr::sign(&[0x42; 32], b"msg", &[7; 32]);
+/// for backend in Backend::available() {
+///     let pk = XOnlyPublicKey::parse_with(backend, &xonly.serialize()).unwrap();
+///     assert!(schnorr::verify_with(backend, &pk, b"msg", &sig), "{backend}");
+/// }
+/// ```
 pub fn verify_with(backend: Backend, pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8; 64]) -> bool {
     let px = pk.serialize();
-    match backend {
-        #[cfg(target_arch = "x86_64")]
-        Backend::Asm if backend.is_supported() => {
-            use crate::backend::x86_64_asm::field::Fe4x64;
-            verify_generic::<Fe4x64>(&super::ecdsa::convert_ge(&pk.0), &px, msg, sig)
-        }
-        _ => verify_generic::<Fe5x52>(&pk.0, &px, msg, sig),
-    }
+    with_field!(backend, F => verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig))
 }
 
 /// BIP340 signing; an error when the secret key is zero or ≥ n.

@@ -10,6 +10,8 @@
 //! returns magnitude 1; `normalize` returns the unique representative in [0, p) with
 //! n₀..n₃ < 2^52 and n₄ < 2^48. The bounds are checked with `debug_assert!`s.
 
+use crate::secp256k1::field::FieldOps;
+
 const M52: u64 = 0xF_FFFF_FFFF_FFFF;
 const M48: u64 = 0xFFFF_FFFF_FFFF;
 /// 2^256 mod p.
@@ -29,23 +31,12 @@ fn check_mag(a: &[u64; 5], m: u64) {
     debug_assert!(a[3] <= 2 * m * M52 && a[4] <= 2 * m * M48, "magnitude above {m}: {a:x?}");
 }
 
+// Conversions take `&self` like the rest of the kernel API (clippy asks for `self` only since
+// the type became crate-private).
+#[allow(clippy::wrong_self_convention)]
 impl Fe5x52 {
     pub const ZERO: Fe5x52 = Fe5x52([0; 5]);
     pub const ONE: Fe5x52 = Fe5x52([1, 0, 0, 0, 0]);
-
-    /// From 32 big-endian bytes; the value may be ≥ p (magnitude 1, not normalized).
-    #[inline]
-    pub fn from_be_bytes_unchecked(b: &[u8; 32]) -> Fe5x52 {
-        let w = |i: usize| u64::from_be_bytes(b[24 - 8 * i..32 - 8 * i].try_into().unwrap());
-        let (a0, a1, a2, a3) = (w(0), w(1), w(2), w(3));
-        Fe5x52([
-            a0 & M52,
-            ((a0 >> 52) | (a1 << 12)) & M52,
-            ((a1 >> 40) | (a2 << 24)) & M52,
-            ((a2 >> 28) | (a3 << 36)) & M52,
-            a3 >> 16,
-        ])
-    }
 
     /// 32 big-endian bytes. Precondition: normalized.
     #[inline]
@@ -245,4 +236,62 @@ fn reduce9(c: [u128; 9]) -> Fe5x52 {
     // t1 < 2^52 + 2^51: within magnitude 1.
     debug_assert!(t1 >> 64 == 0);
     Fe5x52([n0, t1 as u64, l2, l3, l4])
+}
+
+// The kernels above are the FieldOps contract for the Portable backend.
+impl FieldOps for Fe5x52 {
+    const ZERO: Self = Fe5x52::ZERO;
+    const ONE: Self = Fe5x52::ONE;
+    #[inline(always)]
+    fn from_u64x4(a: [u64; 4]) -> Self {
+        Fe5x52::from_u64x4(a)
+    }
+    #[inline(always)]
+    fn to_u64x4(&self) -> [u64; 4] {
+        Fe5x52::to_u64x4(self)
+    }
+    #[inline(always)]
+    fn mul(&self, b: &Self) -> Self {
+        Fe5x52::mul(self, b)
+    }
+    #[inline(always)]
+    fn sqr(&self) -> Self {
+        Fe5x52::sqr(self)
+    }
+    #[inline(always)]
+    fn add(&self, b: &Self) -> Self {
+        Fe5x52::add(self, b)
+    }
+    #[inline(always)]
+    fn mul_int(&self, k: u32) -> Self {
+        Fe5x52::mul_int(self, k)
+    }
+    #[inline(always)]
+    fn negate(&self, m: u32) -> Self {
+        Fe5x52::negate(self, m)
+    }
+    #[inline(always)]
+    fn normalize_weak(&self) -> Self {
+        Fe5x52::normalize_weak(self)
+    }
+    #[inline(always)]
+    fn normalize(&self) -> Self {
+        Fe5x52::normalize(self)
+    }
+    #[inline(always)]
+    fn normalizes_to_zero_var(&self) -> bool {
+        Fe5x52::normalizes_to_zero_var(self)
+    }
+    #[inline(always)]
+    fn is_odd(&self) -> bool {
+        Fe5x52::is_odd(self)
+    }
+    #[inline(always)]
+    fn from_portable(a: &Fe5x52) -> Self {
+        *a
+    }
+    #[inline(always)]
+    fn to_portable(&self) -> Fe5x52 {
+        *self
+    }
 }

@@ -6,6 +6,10 @@
 //! The limb-level helpers here (`add`, `mul_int`, `normalize`, `negate`, `reduce512`) are shared
 //! with the x86-64 assembly backend, which replaces only the 512-bit product.
 
+// `Fe4x64` is the u128 reference that the Asm kernels are tested against; outside tests only
+// the limb helpers are used (by the Asm backend, x86-64 only).
+#![cfg_attr(not(test), allow(dead_code))]
+
 /// 2^256 mod p.
 pub const C: u64 = 0x1_0000_03D1;
 /// p as little-endian words.
@@ -177,3 +181,62 @@ impl Fe4x64 {
         Fe4x64(reduce512(&w))
     }
 }
+
+/// `FieldOps` for a 4×64 type `$t(pub(crate) [u64; 4])` whose own kernels are `mul` and `sqr`;
+/// the rest (values kept below 2^256, folded by C) is the limb arithmetic of this module.
+macro_rules! impl_field_ops_4x64 {
+    ($t:ty) => {
+        impl $crate::secp256k1::field::FieldOps for $t {
+            const ZERO: Self = <$t>::ZERO;
+            const ONE: Self = <$t>::ONE;
+            #[inline(always)]
+            fn from_u64x4(a: [u64; 4]) -> Self {
+                Self(a)
+            }
+            #[inline(always)]
+            fn to_u64x4(&self) -> [u64; 4] {
+                self.0
+            }
+            #[inline(always)]
+            fn mul(&self, b: &Self) -> Self {
+                <$t>::mul(self, b)
+            }
+            #[inline(always)]
+            fn sqr(&self) -> Self {
+                <$t>::sqr(self)
+            }
+            #[inline(always)]
+            fn add(&self, b: &Self) -> Self {
+                Self($crate::backend::portable::field4x64::add(&self.0, &b.0))
+            }
+            #[inline(always)]
+            fn mul_int(&self, k: u32) -> Self {
+                Self($crate::backend::portable::field4x64::mul_int(&self.0, k))
+            }
+            #[inline(always)]
+            fn negate(&self, _m: u32) -> Self {
+                Self($crate::backend::portable::field4x64::negate(&self.0))
+            }
+            #[inline(always)]
+            fn normalize_weak(&self) -> Self {
+                *self
+            }
+            #[inline(always)]
+            fn normalize(&self) -> Self {
+                Self($crate::backend::portable::field4x64::normalize(&self.0))
+            }
+            #[inline(always)]
+            fn normalizes_to_zero_var(&self) -> bool {
+                $crate::backend::portable::field4x64::is_zero_mod_p(&self.0)
+            }
+            #[inline(always)]
+            fn is_odd(&self) -> bool {
+                self.0[0] & 1 == 1
+            }
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use impl_field_ops_4x64;
+
+impl_field_ops_4x64!(Fe4x64);

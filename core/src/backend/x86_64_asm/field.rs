@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `Fe4x64`: GF(p) as four 64-bit limbs, any value < 2^256 (weakly reduced: it may be ≥ p).
+//! `Fe4x64Asm`: GF(p) as four 64-bit limbs, any value < 2^256 (weakly reduced: it may be ≥ p).
 //!
 //! p = 2^256 − C with C = 2^32 + 977, so 2^256 ≡ C: a carry out of bit 256 folds back as "+C",
 //! and "subtract p" is "add C, drop bit 256".
@@ -8,25 +8,34 @@
 //! MULX and two independent carry chains (ADCX on CF, ADOX on OF); squaring computes the six
 //! cross products once, doubles them and adds the four squares (10 multiplications). The high
 //! half is folded as hi·C (< 2^290), the top word once more (< 2^67), and a last carry adds C.
-//! Every other operation is the portable 4×64 limb code (`backend::portable::field4x64`). Magnitude arguments of the shared
-//! [`FieldOps`](crate::secp256k1::field::FieldOps) contract are ignored: every output is < 2^256.
+//! Every other operation is the portable 4×64 limb code (`backend::portable::field4x64`).
+//! Magnitude arguments of the shared [`FieldOps`](crate::secp256k1::field::FieldOps) contract
+//! are ignored: every output is < 2^256.
+//!
+//! **Who may call these kernels.** `mul`/`sqr` are safe functions over MULX/ADCX/ADOX, which
+//! only BMI2+ADX CPUs have. That is sound because `Fe4x64Asm` is private to the crate and the
+//! crate instantiates code with it only in the Asm arm of `with_field!`
+//! (`crate::secp256k1`), which runs only for a [`Backend`](crate::Backend) token of kind Asm;
+//! such a token exists only when `Cpu::get()` saw both features (and the build allows Asm).
+//! Crate-internal tests reach it only after obtaining such a token.
 
 use core::arch::asm;
 
 /// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
 #[derive(Clone, Copy, Debug)]
-pub struct Fe4x64(pub [u64; 4]);
+pub(crate) struct Fe4x64Asm(pub(crate) [u64; 4]);
 
-impl Fe4x64 {
-    pub const ZERO: Fe4x64 = Fe4x64([0; 4]);
-    pub const ONE: Fe4x64 = Fe4x64([1, 0, 0, 0]);
+impl Fe4x64Asm {
+    pub(crate) const ZERO: Fe4x64Asm = Fe4x64Asm([0; 4]);
+    pub(crate) const ONE: Fe4x64Asm = Fe4x64Asm([1, 0, 0, 0]);
 
     /// a·b mod p (result < 2^256).
     #[inline(always)]
-    pub fn mul(&self, b: &Fe4x64) -> Fe4x64 {
+    pub(crate) fn mul(&self, b: &Fe4x64Asm) -> Fe4x64Asm {
         let (r0, r1, r2, r3);
         // SAFETY: reads 32 bytes through each of the two valid pointers; writes only the
-        // declared registers; needs BMI2+ADX, which dispatch checked (Backend::Asm).
+        // declared registers. Needs BMI2+ADX: this code is reached only through an Asm
+        // `Backend` token, which exists only on a CPU with both (see the module docs).
         unsafe {
             asm!(
                 // Row 0: t0..t4 = a0·b.
@@ -128,15 +137,16 @@ impl Fe4x64 {
                 options(pure, readonly, nostack),
             );
         }
-        Fe4x64([r0, r1, r2, r3])
+        Fe4x64Asm([r0, r1, r2, r3])
     }
 
     /// a² mod p with 10 multiplications (result < 2^256).
     #[inline(always)]
-    pub fn sqr(&self) -> Fe4x64 {
+    pub(crate) fn sqr(&self) -> Fe4x64Asm {
         let (r0, r1, r2, r3);
         // SAFETY: reads 32 bytes through one valid pointer; writes only the declared
-        // registers; needs BMI2+ADX, which dispatch checked (Backend::Asm).
+        // registers. Needs BMI2+ADX: this code is reached only through an Asm `Backend`
+        // token, which exists only on a CPU with both (see the module docs).
         unsafe {
             asm!(
                 // Cross products a_i·a_j (i < j) into t1..t6 = r9..r14.
@@ -221,6 +231,9 @@ impl Fe4x64 {
                 options(pure, readonly, nostack),
             );
         }
-        Fe4x64([r0, r1, r2, r3])
+        Fe4x64Asm([r0, r1, r2, r3])
     }
 }
+
+// MULX/ADX `mul`/`sqr` above, the shared 4×64 limb code for the rest.
+crate::backend::portable::field4x64::impl_field_ops_4x64!(Fe4x64Asm);
