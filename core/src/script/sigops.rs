@@ -6,8 +6,8 @@
 //! `accurate` and preceded by `OP_1..OP_16`, that number. It stops at the first unparseable op.
 //! Witness sigops (BIP141) are not scaled; block code multiplies legacy counts by 4.
 
-use super::flags::{P2SH, WITNESS};
 use super::opcodes::*;
+use super::ScriptFlags;
 
 /// `CScript::GetSigOpCount(fAccurate)`.
 pub fn legacy_sigop_count(script: &[u8], accurate: bool) -> u32 {
@@ -74,11 +74,16 @@ fn witness_program_sigops(version: u8, program: &[u8], witness: &[Vec<u8>]) -> u
 }
 
 /// `CountWitnessSigOps`: sigops of a segwit v0 spend (bare or P2SH-wrapped).
-pub fn witness_sigop_count(script_sig: &[u8], script_pubkey: &[u8], witness: &[Vec<u8>], flags: u32) -> u32 {
-    if flags & WITNESS == 0 {
+pub fn witness_sigop_count(
+    script_sig: &[u8],
+    script_pubkey: &[u8],
+    witness: &[Vec<u8>],
+    flags: ScriptFlags,
+) -> u32 {
+    if !flags.contains(ScriptFlags::WITNESS) {
         return 0;
     }
-    debug_assert!(flags & P2SH != 0);
+    debug_assert!(flags.contains(ScriptFlags::P2SH));
     if let Some((v, p)) = witness_program(script_pubkey) {
         return witness_program_sigops(v, p, witness);
     }
@@ -117,7 +122,10 @@ mod tests {
         // P2WPKH counts 1.
         let mut wpkh = vec![0, 20];
         wpkh.extend_from_slice(&[7u8; 20]);
-        assert_eq!(witness_sigop_count(&[], &wpkh, &[vec![1], vec![2]], P2SH | WITNESS), 1);
-        assert_eq!(witness_sigop_count(&[], &wpkh, &[], P2SH), 0);
+        assert_eq!(
+            witness_sigop_count(&[], &wpkh, &[vec![1], vec![2]], ScriptFlags::P2SH | ScriptFlags::WITNESS),
+            1
+        );
+        assert_eq!(witness_sigop_count(&[], &wpkh, &[], ScriptFlags::P2SH), 0);
     }
 }

@@ -5,8 +5,8 @@
 
 use super::checker::SigVersion;
 use super::error::{Res, ScriptError};
-use crate::script::flags::*;
 use crate::script::opcodes::*;
+use crate::script::ScriptFlags;
 
 /// BIP66 strict DER check on a signature including its hash-type byte
 /// (`IsValidSignatureEncoding`).
@@ -64,18 +64,20 @@ fn is_low_s(sig: &[u8]) -> bool {
     b <= HALF_ORDER
 }
 
-pub(super) fn check_signature_encoding(sig: &[u8], flags: u32) -> Res<()> {
+pub(super) fn check_signature_encoding(sig: &[u8], flags: ScriptFlags) -> Res<()> {
     // An empty signature is allowed: the compact way to provide an invalid signature.
     if sig.is_empty() {
         return Ok(());
     }
-    if flags & (DERSIG | LOW_S | STRICTENC) != 0 && !is_valid_signature_encoding(sig) {
+    if flags.intersects(ScriptFlags::DERSIG | ScriptFlags::LOW_S | ScriptFlags::STRICTENC)
+        && !is_valid_signature_encoding(sig)
+    {
         return Err(ScriptError::SigDer);
     }
-    if flags & LOW_S != 0 && !is_low_s(sig) {
+    if flags.contains(ScriptFlags::LOW_S) && !is_low_s(sig) {
         return Err(ScriptError::SigHighS);
     }
-    if flags & STRICTENC != 0 {
+    if flags.contains(ScriptFlags::STRICTENC) {
         let ht = sig[sig.len() - 1] & !0x80;
         if !(1..=3).contains(&ht) {
             return Err(ScriptError::SigHashtype);
@@ -92,12 +94,12 @@ fn is_compressed_or_uncompressed(pk: &[u8]) -> bool {
     }
 }
 
-pub(super) fn check_pubkey_encoding(pk: &[u8], flags: u32, sigversion: SigVersion) -> Res<()> {
-    if flags & STRICTENC != 0 && !is_compressed_or_uncompressed(pk) {
+pub(super) fn check_pubkey_encoding(pk: &[u8], flags: ScriptFlags, sigversion: SigVersion) -> Res<()> {
+    if flags.contains(ScriptFlags::STRICTENC) && !is_compressed_or_uncompressed(pk) {
         return Err(ScriptError::PubkeyType);
     }
     // Only compressed keys are accepted in segwit v0 under WITNESS_PUBKEYTYPE.
-    if flags & WITNESS_PUBKEYTYPE != 0
+    if flags.contains(ScriptFlags::WITNESS_PUBKEYTYPE)
         && sigversion == SigVersion::WitnessV0
         && !(pk.len() == 33 && (pk[0] == 2 || pk[0] == 3))
     {

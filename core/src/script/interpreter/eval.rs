@@ -13,8 +13,8 @@ use super::num::{cast_to_bool, getint, scriptnum_decode, scriptnum_encode};
 use super::scriptcode::{find_and_delete, push_data_script};
 use super::taproot::VALIDATION_WEIGHT_PER_SIGOP_PASSED;
 use crate::hash::{hash160, ripemd160, sha1, sha256, sha256d};
-use crate::script::flags::*;
 use crate::script::opcodes::*;
+use crate::script::ScriptFlags;
 
 /// Core's limits.
 pub const MAX_SCRIPT_SIZE: usize = 10_000;
@@ -73,7 +73,7 @@ fn eval_checksig<V: SigVerifier + ?Sized>(
     script: &[u8],
     codehash_begin: usize,
     exec: &mut ExecData,
-    flags: u32,
+    flags: ScriptFlags,
     checker: &Checker<'_, V>,
     sigversion: SigVersion,
 ) -> Res<bool> {
@@ -83,14 +83,14 @@ fn eval_checksig<V: SigVerifier + ?Sized>(
             // Drop the signature in pre-segwit scripts but not segwit scripts.
             if sigversion == SigVersion::Base {
                 let found = find_and_delete(&mut script_code, &push_data_script(sig));
-                if found > 0 && flags & CONST_SCRIPTCODE != 0 {
+                if found > 0 && flags.contains(ScriptFlags::CONST_SCRIPTCODE) {
                     return Err(ScriptError::SigFindAndDelete);
                 }
             }
             check_signature_encoding(sig, flags)?;
             check_pubkey_encoding(pubkey, flags, sigversion)?;
             let ok = checker.check_ecdsa(sig, pubkey, &script_code, sigversion);
-            if !ok && flags & NULLFAIL != 0 && !sig.is_empty() {
+            if !ok && flags.contains(ScriptFlags::NULLFAIL) && !sig.is_empty() {
                 return Err(ScriptError::NullFail);
             }
             Ok(ok)
@@ -112,7 +112,7 @@ fn eval_checksig<V: SigVerifier + ?Sized>(
                     let pk: &[u8; 32] = pubkey.try_into().expect("32 bytes");
                     checker.check_schnorr(sig, pk, sigversion, exec)?;
                 }
-            } else if flags & DISCOURAGE_UPGRADABLE_PUBKEYTYPE != 0 {
+            } else if flags.contains(ScriptFlags::DISCOURAGE_UPGRADABLE_PUBKEYTYPE) {
                 return Err(ScriptError::DiscourageUpgradablePubkeyType);
             }
             Ok(success)
@@ -153,11 +153,11 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
     script: &[u8],
     codehash_begin: usize,
     op_count: &mut usize,
-    flags: u32,
+    flags: ScriptFlags,
     checker: &Checker<'_, V>,
     sigversion: SigVersion,
 ) -> Res<()> {
-    let minimal = flags & MINIMALDATA != 0;
+    let minimal = flags.contains(ScriptFlags::MINIMALDATA);
     if sigversion == SigVersion::Tapscript {
         return Err(ScriptError::TapscriptCheckMultisig);
     }
@@ -191,7 +191,7 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
         for k in 0..n_sigs as usize {
             let sig = &stack[stack.len() - isig - k];
             let found = find_and_delete(&mut script_code, &push_data_script(sig));
-            if found > 0 && flags & CONST_SCRIPTCODE != 0 {
+            if found > 0 && flags.contains(ScriptFlags::CONST_SCRIPTCODE) {
                 return Err(ScriptError::SigFindAndDelete);
             }
         }
@@ -217,7 +217,11 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
     // Clean up the arguments; on failure every signature must be empty (NULLFAIL).
     while i > 1 {
         i -= 1;
-        if !success && flags & NULLFAIL != 0 && ikey2 == 0 && !stack[stack.len() - 1].is_empty() {
+        if !success
+            && flags.contains(ScriptFlags::NULLFAIL)
+            && ikey2 == 0
+            && !stack[stack.len() - 1].is_empty()
+        {
             return Err(ScriptError::NullFail);
         }
         ikey2 = ikey2.saturating_sub(1);
@@ -225,7 +229,7 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
     }
     // The extra consumed element (the CHECKMULTISIG bug), zero under NULLDUMMY.
     let dummy = stack.last().ok_or(ScriptError::InvalidStackOperation)?;
-    if flags & NULLDUMMY != 0 && !dummy.is_empty() {
+    if flags.contains(ScriptFlags::NULLDUMMY) && !dummy.is_empty() {
         return Err(ScriptError::SigNullDummy);
     }
     stack.pop();
@@ -243,7 +247,7 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
 pub(super) fn eval_script<V: SigVerifier + ?Sized>(
     stack: &mut Stack,
     script: &[u8],
-    flags: u32,
+    flags: ScriptFlags,
     checker: &Checker<'_, V>,
     sigversion: SigVersion,
     exec: &mut ExecData,
@@ -252,7 +256,7 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
     if legacy_limits && script.len() > MAX_SCRIPT_SIZE {
         return Err(ScriptError::ScriptSize);
     }
-    let minimal = flags & MINIMALDATA != 0;
+    let minimal = flags.contains(ScriptFlags::MINIMALDATA);
     let mut pc = 0usize;
     let mut codehash_begin = 0usize;
     let mut cond = CondStack { size: 0, first_false: None };
@@ -278,7 +282,10 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
         if is_disabled(opcode) {
             return Err(ScriptError::DisabledOpcode);
         }
-        if opcode == OP_CODESEPARATOR && sigversion == SigVersion::Base && flags & CONST_SCRIPTCODE != 0 {
+        if opcode == OP_CODESEPARATOR
+            && sigversion == SigVersion::Base
+            && flags.contains(ScriptFlags::CONST_SCRIPTCODE)
+        {
             return Err(ScriptError::OpCodeSeparator);
         }
 
@@ -293,7 +300,7 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                     stack.push(scriptnum_encode(opcode as i64 - (OP_1 as i64 - 1)));
                 }
                 OP_NOP => {}
-                OP_CHECKLOCKTIMEVERIFY if flags & CHECKLOCKTIMEVERIFY != 0 => {
+                OP_CHECKLOCKTIMEVERIFY if flags.contains(ScriptFlags::CHECKLOCKTIMEVERIFY) => {
                     // 5-byte operands: nLockTime is a u32 and must stay representable.
                     let n = scriptnum_decode(top(stack, 1)?, minimal, 5)?;
                     if n < 0 {
@@ -303,7 +310,7 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                         return Err(ScriptError::UnsatisfiedLocktime);
                     }
                 }
-                OP_CHECKSEQUENCEVERIFY if flags & CHECKSEQUENCEVERIFY != 0 => {
+                OP_CHECKSEQUENCEVERIFY if flags.contains(ScriptFlags::CHECKSEQUENCEVERIFY) => {
                     let n = scriptnum_decode(top(stack, 1)?, minimal, 5)?;
                     if n < 0 {
                         return Err(ScriptError::NegativeLocktime);
@@ -316,7 +323,7 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                 // Not enabled: plain NOP2/NOP3 (no discouragement, as Core).
                 OP_CHECKLOCKTIMEVERIFY | OP_CHECKSEQUENCEVERIFY => {}
                 OP_NOP1 | OP_NOP4..=OP_NOP10 => {
-                    if flags & DISCOURAGE_UPGRADABLE_NOPS != 0 {
+                    if flags.contains(ScriptFlags::DISCOURAGE_UPGRADABLE_NOPS) {
                         return Err(ScriptError::DiscourageUpgradableNops);
                     }
                 }
@@ -329,7 +336,7 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                             return Err(ScriptError::TapscriptMinimalIf);
                         }
                         if sigversion == SigVersion::WitnessV0
-                            && flags & MINIMALIF != 0
+                            && flags.contains(ScriptFlags::MINIMALIF)
                             && (v.len() > 1 || (v.len() == 1 && v[0] != 1))
                         {
                             return Err(ScriptError::MinimalIf);

@@ -10,14 +10,14 @@ use super::scriptcode::push_data_script;
 use super::taproot::*;
 use crate::encode::TxOut;
 use crate::hash::sha256;
-use crate::script::flags::*;
 use crate::script::opcodes::*;
+use crate::script::ScriptFlags;
 use crate::sighash::TxContext;
 
 fn execute_witness_script<V: SigVerifier + ?Sized>(
     stack_in: &[Vec<u8>],
     script: &[u8],
-    flags: u32,
+    flags: ScriptFlags,
     sigversion: SigVersion,
     checker: &Checker<'_, V>,
     exec: &mut ExecData,
@@ -28,7 +28,7 @@ fn execute_witness_script<V: SigVerifier + ?Sized>(
         while pc < script.len() {
             let op = get_op(script, &mut pc).ok_or(ScriptError::BadOpcode)?;
             if is_op_success(op.opcode) {
-                if flags & DISCOURAGE_OP_SUCCESS != 0 {
+                if flags.contains(ScriptFlags::DISCOURAGE_OP_SUCCESS) {
                     return Err(ScriptError::DiscourageOpSuccess);
                 }
                 return Ok(());
@@ -58,7 +58,7 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
     witness: &[Vec<u8>],
     version: u8,
     program: &[u8],
-    flags: u32,
+    flags: ScriptFlags,
     checker: &Checker<'_, V>,
     is_p2sh: bool,
 ) -> Res<()> {
@@ -94,7 +94,7 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
     }
     if version == 1 && program.len() == 32 && !is_p2sh {
         // BIP341 taproot: 32-byte non-P2SH witness v1 program.
-        if flags & TAPROOT == 0 {
+        if !flags.contains(ScriptFlags::TAPROOT) {
             return Ok(());
         }
         let mut stack: &[Vec<u8>] = witness;
@@ -137,7 +137,7 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
             exec.codesep_pos = u32::MAX;
             return execute_witness_script(stack, script, flags, SigVersion::Tapscript, checker, &mut exec);
         }
-        if flags & DISCOURAGE_UPGRADABLE_TAPROOT_VERSION != 0 {
+        if flags.contains(ScriptFlags::DISCOURAGE_UPGRADABLE_TAPROOT_VERSION) {
             return Err(ScriptError::DiscourageUpgradableTaprootVersion);
         }
         return Ok(());
@@ -146,7 +146,7 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
     if version == 1 && program == [0x4e, 0x73] && !is_p2sh {
         return Ok(());
     }
-    if flags & DISCOURAGE_UPGRADABLE_WITNESS_PROGRAM != 0 {
+    if flags.contains(ScriptFlags::DISCOURAGE_UPGRADABLE_WITNESS_PROGRAM) {
         return Err(ScriptError::DiscourageUpgradableWitnessProgram);
     }
     // Other version/size/P2SH combinations succeed for future soft-fork compatibility.
@@ -161,7 +161,7 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
     input_index: usize,
     script_pubkey: &[u8],
     amount: i64,
-    flags: u32,
+    flags: ScriptFlags,
     verifier: &V,
 ) -> Res<()> {
     let input = ctx.tx.inputs.get(input_index).ok_or(ScriptError::UnknownError)?;
@@ -171,13 +171,13 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
     let mut exec = ExecData::default();
     let mut had_witness = false;
 
-    if flags & SIGPUSHONLY != 0 && !is_push_only(script_sig) {
+    if flags.contains(ScriptFlags::SIGPUSHONLY) && !is_push_only(script_sig) {
         return Err(ScriptError::SigPushOnly);
     }
     // scriptSig and scriptPubKey run in sequence on one stack (not concatenated: CVE-2010-5141).
     let mut stack: Stack = Vec::new();
     eval_script(&mut stack, script_sig, flags, &checker, SigVersion::Base, &mut exec)?;
-    let stack_copy = if flags & P2SH != 0 { Some(stack.clone()) } else { None };
+    let stack_copy = if flags.contains(ScriptFlags::P2SH) { Some(stack.clone()) } else { None };
     eval_script(&mut stack, script_pubkey, flags, &checker, SigVersion::Base, &mut exec)?;
     match stack.last() {
         Some(v) if cast_to_bool(v) => {}
@@ -185,7 +185,7 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
     }
 
     // Bare witness programs.
-    if flags & WITNESS != 0 {
+    if flags.contains(ScriptFlags::WITNESS) {
         if let Some((ver, prog)) = witness_program(script_pubkey) {
             had_witness = true;
             if !script_sig.is_empty() {
@@ -198,7 +198,7 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
     }
 
     // BIP16 pay-to-script-hash.
-    if flags & P2SH != 0 && is_p2sh(script_pubkey) {
+    if flags.contains(ScriptFlags::P2SH) && is_p2sh(script_pubkey) {
         if !is_push_only(script_sig) {
             return Err(ScriptError::SigPushOnly);
         }
@@ -210,7 +210,7 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
             Some(v) if cast_to_bool(v) => {}
             _ => return Err(ScriptError::EvalFalse),
         }
-        if flags & WITNESS != 0 {
+        if flags.contains(ScriptFlags::WITNESS) {
             if let Some((ver, prog)) = witness_program(&redeem) {
                 had_witness = true;
                 // The scriptSig must be exactly one push of the redeem script.
@@ -224,10 +224,10 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
     }
 
     // CLEANSTACK only after P2SH and witness evaluation (Core asserts P2SH and WITNESS are set).
-    if flags & CLEANSTACK != 0 && stack.len() != 1 {
+    if flags.contains(ScriptFlags::CLEANSTACK) && stack.len() != 1 {
         return Err(ScriptError::CleanStack);
     }
-    if flags & WITNESS != 0 && !had_witness && !witness.is_empty() {
+    if flags.contains(ScriptFlags::WITNESS) && !had_witness && !witness.is_empty() {
         return Err(ScriptError::WitnessUnexpected);
     }
     Ok(())
@@ -241,7 +241,7 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
 pub fn verify_input<V: SigVerifier + ?Sized>(
     ctx: &TxContext<'_>,
     input_index: usize,
-    flags: u32,
+    flags: ScriptFlags,
     verifier: &V,
 ) -> Res<()> {
     let spent: &TxOut =
@@ -252,7 +252,7 @@ pub fn verify_input<V: SigVerifier + ?Sized>(
 /// Verifies every input of `ctx.tx` (one thread); the first failure as `(input, error)`.
 pub fn verify_tx<V: SigVerifier + ?Sized>(
     ctx: &TxContext<'_>,
-    flags: u32,
+    flags: ScriptFlags,
     verifier: &V,
 ) -> Result<(), (usize, ScriptError)> {
     (0..ctx.tx.inputs.len()).try_for_each(|i| verify_input(ctx, i, flags, verifier).map_err(|e| (i, e)))
