@@ -42,26 +42,48 @@ pub fn is_valid_signature_encoding(sig: &[u8]) -> bool {
     true
 }
 
-/// Half the secp256k1 group order, big-endian.
+/// The secp256k1 group order n, big-endian.
+const ORDER: [u8; 32] = [
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xba,
+    0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
+];
+
+/// ⌊n/2⌋, big-endian.
 const HALF_ORDER: [u8; 32] = [
     0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5d,
     0x57, 0x6e, 0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
 ];
 
-/// Whether the S of a strictly DER-encoded signature (with hash-type byte) is ≤ n/2.
-fn is_low_s(sig: &[u8]) -> bool {
-    let len_r = sig[3] as usize;
-    let len_s = sig[5 + len_r] as usize;
-    let mut s = &sig[6 + len_r..6 + len_r + len_s];
-    while let [0, rest @ ..] = s {
-        s = rest;
+/// A DER integer's value as libsecp256k1's lax parser reads it: leading zeros stripped, then
+/// `None` (overflow) if it is longer than 32 bytes or not below n.
+fn lax_scalar(v: &[u8]) -> Option<[u8; 32]> {
+    let mut v = v;
+    while let [0, rest @ ..] = v {
+        v = rest;
     }
-    if s.len() > 32 {
-        return false;
+    if v.len() > 32 {
+        return None;
     }
     let mut b = [0u8; 32];
-    b[32 - s.len()..].copy_from_slice(s);
-    b <= HALF_ORDER
+    b[32 - v.len()..].copy_from_slice(v);
+    (b < ORDER).then_some(b)
+}
+
+/// Core's `IsLowDERSignature` after the strict encoding check, i.e. `CPubKey::CheckLowS`:
+/// whether the S of a strictly DER-encoded signature (with hash-type byte) is at most n/2.
+///
+/// `CheckLowS` parses with the lax DER parser, which replaces a signature whose R or S
+/// overflows by the all-zero signature; that one counts as low (and later fails verification).
+pub fn is_low_der_signature(sig: &[u8]) -> bool {
+    debug_assert!(is_valid_signature_encoding(sig));
+    let len_r = sig[3] as usize;
+    let len_s = sig[5 + len_r] as usize;
+    let r = &sig[4..4 + len_r];
+    let s = &sig[6 + len_r..6 + len_r + len_s];
+    match (lax_scalar(r), lax_scalar(s)) {
+        (Some(_), Some(s)) => s <= HALF_ORDER,
+        _ => true,
+    }
 }
 
 pub(super) fn check_signature_encoding(sig: &[u8], flags: ScriptFlags) -> Res<()> {
@@ -74,7 +96,7 @@ pub(super) fn check_signature_encoding(sig: &[u8], flags: ScriptFlags) -> Res<()
     {
         return Err(ScriptError::SigDer);
     }
-    if flags.contains(ScriptFlags::LOW_S) && !is_low_s(sig) {
+    if flags.contains(ScriptFlags::LOW_S) && !is_low_der_signature(sig) {
         return Err(ScriptError::SigHighS);
     }
     if flags.contains(ScriptFlags::STRICTENC) {

@@ -438,6 +438,8 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                     stack.push(v);
                 }
                 OP_PICK | OP_ROLL => {
+                    // (xn ... x1 x0 n -- xn ... x1 x0 xn): the depth check precedes decoding.
+                    top(stack, 2)?;
                     let n = getint(scriptnum_decode(top(stack, 1)?, minimal, 4)?);
                     stack.pop();
                     if n < 0 || n as usize >= stack.len() {

@@ -23,7 +23,7 @@ pub mod taproot;
 pub mod verify;
 
 pub use checker::{SigVerifier, SigVersion};
-pub use encoding::is_valid_signature_encoding;
+pub use encoding::{is_low_der_signature, is_valid_signature_encoding};
 pub use error::ScriptError;
 pub use eval::{
     MAX_OPS_PER_SCRIPT, MAX_PUBKEYS_PER_MULTISIG, MAX_SCRIPT_ELEMENT_SIZE, MAX_SCRIPT_SIZE, MAX_STACK_SIZE,
@@ -32,3 +32,6 @@ pub use num::{cast_to_bool, scriptnum_decode, scriptnum_encode};
 pub use scriptcode::{find_and_delete, push_data_script};
 pub use taproot::*;
 pub use verify::{verify_input, verify_script, verify_tx};
+
+#[cfg(test)]
+mod tests;
