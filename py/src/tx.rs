@@ -449,28 +449,16 @@ impl PyBlock {
         let ids: Vec<[u8; 32]> = self.0.txdata.iter().map(|t| t.wtxid()).collect();
         PyBytes::new(py, &fullverify::hash::witness_merkle_root(&ids).root)
     }
-    /// Block weight (BIP141): header and transaction count plus every transaction's weight.
+    /// Block weight (BIP141): stripped size × 3 + total size.
     #[getter]
     fn weight(&self) -> usize {
-        let n = self.0.txdata.len() as u64;
-        4 * (80 + fullverify::encode::compact_size_len(n))
-            + self.0.txdata.iter().map(|t| t.weight()).sum::<usize>()
+        self.0.weight()
     }
     /// Legacy sigops (Core's `GetLegacySigOpCount` summed over the block, inaccurate counting
     /// of CHECKMULTISIG as 20), before the witness scale factor.
     #[getter]
-    fn legacy_sigops(&self) -> u32 {
-        self.0
-            .txdata
-            .iter()
-            .map(|t| {
-                t.inputs.iter().map(|i| script::sigops::legacy_sigop_count(&i.script_sig, false)).sum::<u32>()
-                    + t.outputs
-                        .iter()
-                        .map(|o| script::sigops::legacy_sigop_count(&o.script_pubkey, false))
-                        .sum::<u32>()
-            })
-            .sum()
+    fn legacy_sigops(&self) -> u64 {
+        script::sigops::block_legacy_sigop_count(&self.0)
     }
     fn __len__(&self) -> usize {
         self.0.txdata.len()
