@@ -3,9 +3,13 @@
 //!
 //! - [`opcodes`]: opcode values, names, the op reader and script templates;
 //! - [`asm`]: Core's script assembly notation (`ParseScript`) used by the JSON vectors;
+//! - [`flags`]: [`ScriptFlags`], Core's `SCRIPT_VERIFY_*` set, and the flags of a height;
 //! - [`interpreter`]: `EvalScript`/`VerifyScript` semantics: legacy, P2SH (BIP16), segwit v0
-//!   (BIP141/143), taproot key and script path (BIP341) and tapscript (BIP342);
-//! - [`sigops`]: legacy, P2SH and witness signature-operation counting.
+//!   (BIP141/143), taproot key and script path (BIP341) and tapscript (BIP342), one file per
+//!   section of Core's interpreter;
+//! - [`sigops`]: legacy, P2SH and witness signature-operation counting and a transaction's
+//!   sigop cost;
+//! - [`verifier`]: [`NativeVerifier`], the signature checks over [`crate::secp256k1`].
 //!
 //! The entry point for a transaction input is [`verify_input`]. It takes the transaction's
 //! shared [`crate::sighash::TxContext`] and a [`SigVerifier`], the signature-checking backend

@@ -32,9 +32,13 @@ const SEQUENCE_LOCKTIME_MASK: i64 = 0x0000_ffff;
 /// Which rules a script runs under (Core's `SigVersion`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SigVersion {
+    /// Legacy and P2SH scripts: legacy sighash, FindAndDelete, ECDSA.
     Base,
+    /// Segwit v0 (P2WPKH, P2WSH): BIP143 sighash, ECDSA.
     WitnessV0,
+    /// Taproot key path (BIP341): a BIP340 signature, no script.
     Taproot,
+    /// Tapscript (BIP342): the taproot script path.
     Tapscript,
 }
 

@@ -16,11 +16,15 @@ use crate::hash::{hash160, ripemd160, sha1, sha256, sha256d};
 use crate::script::opcodes::*;
 use crate::script::ScriptFlags;
 
-/// Core's limits.
+/// Largest legacy or segwit v0 script (bytes).
 pub const MAX_SCRIPT_SIZE: usize = 10_000;
+/// Largest stack element (bytes).
 pub const MAX_SCRIPT_ELEMENT_SIZE: usize = 520;
+/// Most non-push ops in a legacy or segwit v0 script (CHECKMULTISIG keys included).
 pub const MAX_OPS_PER_SCRIPT: usize = 201;
+/// Most public keys in one CHECKMULTISIG.
 pub const MAX_PUBKEYS_PER_MULTISIG: i64 = 20;
+/// Most items on the stack and altstack together.
 pub const MAX_STACK_SIZE: usize = 1000;
 
 /// Core's `ConditionStack`: the IF/ELSE nesting as a size and the position of the first false.

@@ -6,17 +6,25 @@
 use crate::encode::compact_size_len;
 use crate::hash::tags;
 
-/// BIP342 validation weight per executed signature check and its starting offset.
+/// BIP342 validation weight charged per executed (non-empty) signature check.
 pub const VALIDATION_WEIGHT_PER_SIGOP_PASSED: i64 = 50;
+/// BIP342 validation weight budget on top of the serialized witness size.
 pub const VALIDATION_WEIGHT_OFFSET: i64 = 50;
-/// BIP341 control block sizes and the tapscript leaf version.
+/// Control block: leaf version/parity byte and the 32-byte internal key.
 pub const TAPROOT_CONTROL_BASE_SIZE: usize = 33;
+/// Control block: size of one merkle path node.
 pub const TAPROOT_CONTROL_NODE_SIZE: usize = 32;
+/// Control block: most merkle path nodes (tree depth).
 pub const TAPROOT_CONTROL_MAX_NODE_COUNT: usize = 128;
+/// Largest control block.
 pub const TAPROOT_CONTROL_MAX_SIZE: usize =
     TAPROOT_CONTROL_BASE_SIZE + TAPROOT_CONTROL_NODE_SIZE * TAPROOT_CONTROL_MAX_NODE_COUNT;
+/// The leaf-version bits of a control block's first byte (the low bit is the output key's
+/// parity).
 pub const TAPROOT_LEAF_MASK: u8 = 0xfe;
+/// The tapscript leaf version (BIP342).
 pub const TAPROOT_LEAF_TAPSCRIPT: u8 = 0xc0;
+/// First byte of a taproot annex (the last witness item, when there are at least two).
 pub const ANNEX_TAG: u8 = 0x50;
 
 /// Whether an opcode is one of BIP342's OP_SUCCESSx.

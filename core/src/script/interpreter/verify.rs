@@ -237,7 +237,45 @@ pub fn verify_script<V: SigVerifier + ?Sized>(
 /// context's spent outputs (`TxContext::new(tx, Some(spent_outputs))`, one per input).
 ///
 /// Thread-safe: the context is read-only (its lazily computed hashes are `OnceLock`s) and all
-/// scratch state lives on this call's stack.
+/// scratch state lives on this call's stack. Fails with [`ScriptError::UnknownError`] when the
+/// context has no spent output for `input_index`.
+///
+/// ```
+/// use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
+/// use fullverify::hash::sha256;
+/// use fullverify::script::opcodes::{OP_EQUAL, OP_SHA256};
+/// use fullverify::script::{verify_input, NativeVerifier, ScriptError, ScriptFlags};
+/// use fullverify::sighash::TxContext;
+///
+/// // A hash lock: `OP_SHA256 <sha256(secret)> OP_EQUAL`, spent by pushing the secret.
+/// let secret = b"open sesame";
+/// let mut script_pubkey = vec![OP_SHA256, 32];
+/// script_pubkey.extend_from_slice(&sha256(secret));
+/// script_pubkey.push(OP_EQUAL);
+/// let spent = [TxOut { value: 10_000, script_pubkey }];
+///
+/// let mut script_sig = vec![secret.len() as u8];
+/// script_sig.extend_from_slice(secret);
+/// let mut tx = Transaction {
+///     version: 2,
+///     inputs: vec![TxIn {
+///         prevout: OutPoint { txid: [7; 32], vout: 0 },
+///         script_sig,
+///         sequence: 0xffff_ffff,
+///         witness: vec![],
+///     }],
+///     outputs: vec![TxOut { value: 9_000, script_pubkey: vec![] }],
+///     lock_time: 0,
+/// };
+/// let flags: ScriptFlags = "P2SH,WITNESS,TAPROOT".parse().unwrap();
+/// let ctx = TxContext::new(&tx, Some(&spent));
+/// assert_eq!(verify_input(&ctx, 0, flags, &NativeVerifier), Ok(()));
+///
+/// // The wrong secret leaves false on the stack.
+/// tx.inputs[0].script_sig[1] ^= 1;
+/// let ctx = TxContext::new(&tx, Some(&spent));
+/// assert_eq!(verify_input(&ctx, 0, flags, &NativeVerifier), Err(ScriptError::EvalFalse));
+/// ```
 pub fn verify_input<V: SigVerifier + ?Sized>(
     ctx: &TxContext<'_>,
     input_index: usize,
