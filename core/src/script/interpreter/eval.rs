@@ -71,6 +71,7 @@ fn top(stack: &Stack, i: usize) -> Res<&Vec<u8>> {
 
 const TRUE: &[u8] = &[1];
 
+#[allow(clippy::too_many_arguments)]
 fn eval_checksig<V: SigVerifier + ?Sized>(
     sig: &[u8],
     pubkey: &[u8],

@@ -11,7 +11,7 @@
 //!   the CLTV/CSV comparisons;
 //! - [`eval`]: `EvalScript`, the opcode loop;
 //! - [`verify`]: `VerifyScript` and witness programs, and the per-input entry points;
-//! - [`error`]: [`ScriptError`].
+//! - [`error`]: why a script failed ([`ScriptError`]).
 
 pub mod checker;
 pub mod encoding;
