@@ -30,7 +30,12 @@ pub use eval::{
 };
 pub use num::{cast_to_bool, scriptnum_decode, scriptnum_encode};
 pub use scriptcode::{find_and_delete, push_data_script};
-pub use taproot::*;
+pub use taproot::{
+    is_op_success, tapbranch_hash, tapleaf_hash, taproot_merkle_root, taptweak_hash, ANNEX_TAG,
+    TAPROOT_CONTROL_BASE_SIZE, TAPROOT_CONTROL_MAX_NODE_COUNT, TAPROOT_CONTROL_MAX_SIZE,
+    TAPROOT_CONTROL_NODE_SIZE, TAPROOT_LEAF_MASK, TAPROOT_LEAF_TAPSCRIPT, VALIDATION_WEIGHT_OFFSET,
+    VALIDATION_WEIGHT_PER_SIGOP_PASSED,
+};
 pub use verify::{verify_input, verify_script, verify_tx};
 
 #[cfg(test)]
