@@ -202,7 +202,8 @@ fn block_bench(c: &mut Criterion) {
         })
     });
     // Core flags in libbitcoinconsensus: the consensus subset it accepts.
-    let flags = b.flags & (bitcoinconsensus::VERIFY_ALL_PRE_TAPROOT | bitcoinconsensus::VERIFY_TAPROOT);
+    let flags =
+        b.flags.bits() & (bitcoinconsensus::VERIFY_ALL_PRE_TAPROOT | bitcoinconsensus::VERIFY_TAPROOT);
     g.bench_function("libbitcoinconsensus", |bn| {
         bn.iter(|| {
             let mut k = 0;

@@ -432,9 +432,16 @@ impl Transaction {
         v.len()
     }
 
+    /// Size with witness data (bytes): the serialization [`Transaction::to_bytes`]`(true)`.
+    pub fn total_size(&self) -> usize {
+        let mut v = Vec::new();
+        self.encode(&mut v, true);
+        v.len()
+    }
+
     /// BIP141 weight: base size × 3 + total size.
     pub fn weight(&self) -> usize {
-        self.base_size() * 3 + self.to_bytes(true).len()
+        self.base_size() * (WITNESS_SCALE_FACTOR - 1) + self.total_size()
     }
 }
 
@@ -542,12 +549,32 @@ impl Block {
     pub fn block_hash(&self) -> [u8; 32] {
         self.header.block_hash()
     }
+
+    /// Size without witness data (bytes): header, transaction count, stripped transactions.
+    pub fn base_size(&self) -> usize {
+        80 + compact_size_len(self.txdata.len() as u64)
+            + self.txdata.iter().map(Transaction::base_size).sum::<usize>()
+    }
+
+    /// Size of the full serialization (bytes).
+    pub fn total_size(&self) -> usize {
+        80 + compact_size_len(self.txdata.len() as u64)
+            + self.txdata.iter().map(Transaction::total_size).sum::<usize>()
+    }
+
+    /// BIP141 block weight: base size × 3 + total size (at most [`MAX_BLOCK_WEIGHT`] in a
+    /// valid block).
+    pub fn weight(&self) -> usize {
+        self.base_size() * (WITNESS_SCALE_FACTOR - 1) + self.total_size()
+    }
 }
 
 /// `MAX_MONEY`: 21 million BTC in satoshis.
 pub const MAX_MONEY: i64 = 21_000_000 * 100_000_000;
 /// `MAX_BLOCK_WEIGHT` (BIP141).
 pub const MAX_BLOCK_WEIGHT: usize = 4_000_000;
+/// `WITNESS_SCALE_FACTOR` (BIP141): weight units per non-witness byte.
+pub const WITNESS_SCALE_FACTOR: usize = 4;
 
 /// Why a transaction fails Core's context-free `CheckTransaction` (reject reasons as Core's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

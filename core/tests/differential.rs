@@ -17,7 +17,7 @@ use common::SecpVerifier;
 use fullverify::encode::TxOut;
 use fullverify::hash::{hash160, sha256};
 use fullverify::script::interpreter::{push_data_script, tapleaf_hash, taptweak_hash};
-use fullverify::script::verify_input;
+use fullverify::script::{verify_input, ScriptFlags};
 use fullverify::sighash::TxContext;
 use proptest::prelude::*;
 use secp256k1::{Keypair, Message, SecretKey};
@@ -236,7 +236,7 @@ fn build(c: &Case) -> (fullverify::encode::Transaction, TxOut) {
     (tx, spent)
 }
 
-fn core_verdict(tx: &fullverify::encode::Transaction, spent: &TxOut, flags: u32) -> bool {
+fn core_verdict(tx: &fullverify::encode::Transaction, spent: &TxOut, flags: ScriptFlags) -> bool {
     let bytes = tx.to_bytes(true);
     let utxo = bitcoinconsensus::Utxo {
         script_pubkey: spent.script_pubkey.as_ptr(),
@@ -249,7 +249,7 @@ fn core_verdict(tx: &fullverify::encode::Transaction, spent: &TxOut, flags: u32)
         &bytes,
         Some(&[utxo]),
         0,
-        flags,
+        flags.bits(),
     )
     .is_ok()
 }
@@ -271,7 +271,7 @@ proptest! {
         let ours = verify_input(&ctx, 0, flags, &SecpVerifier);
         let native = verify_input(&ctx, 0, flags, &fullverify::script::NativeVerifier);
         let core = core_verdict(&tx, &spent, flags);
-        prop_assert_eq!(ours.is_ok(), core, "kind {} flags {:#x}: ours {:?}, Core {}", c.kind, flags, ours, core);
+        prop_assert_eq!(ours.is_ok(), core, "kind {} flags {}: ours {:?}, Core {}", c.kind, flags, ours, core);
         prop_assert_eq!(ours, native, "libsecp256k1 and native verifiers disagree");
     }
 }
@@ -284,9 +284,7 @@ fn differential_generator_reaches_both_verdicts() {
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let mut seen = [[false; 2]; 8];
-    let flags = fullverify::script::flags::P2SH
-        | fullverify::script::flags::WITNESS
-        | fullverify::script::flags::TAPROOT;
+    let flags = ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT;
     for _ in 0..4000 {
         let c = case().new_tree(&mut runner).unwrap().current();
         let (tx, spent) = build(&c);

@@ -59,7 +59,7 @@ proptest! {
         let (tx, spent) = common::harness::script_test_txs(sig, spk, wit, amount);
         let outs: [TxOut; 1] = [spent];
         let ctx = TxContext::new(&tx, Some(&outs));
-        let _ = verify_input(&ctx, 0, flags & ((1 << 21) - 1), &SecpVerifier);
+        let _ = verify_input(&ctx, 0, fullverify::script::ScriptFlags::from_bits_truncate(flags), &SecpVerifier);
         let _ = fullverify::script::sigops::legacy_sigop_count(&outs[0].script_pubkey, true);
     }
 

@@ -59,12 +59,12 @@ fn check_block(b: &BlockWithPrevouts, expect_hash: &str, per_kind: usize) {
     let t0 = std::time::Instant::now();
     let o = harness::verify_block_inputs(b, &SecpVerifier);
     let dt = t0.elapsed();
-    o.assert_all_passed(&format!("block {} (flags {:#x}, libsecp256k1)", b.height, b.flags));
+    o.assert_all_passed(&format!("block {} (flags {}, libsecp256k1)", b.height, b.flags));
     eprintln!("  {} inputs in {dt:?}", o.passed);
     let t0 = std::time::Instant::now();
     let o = harness::verify_block_inputs(b, &fullverify::script::NativeVerifier);
     let dt = t0.elapsed();
-    o.assert_all_passed(&format!("block {} (flags {:#x}, native secp256k1)", b.height, b.flags));
+    o.assert_all_passed(&format!("block {} (flags {}, native secp256k1)", b.height, b.flags));
     eprintln!("  {} inputs in {dt:?} (native)", o.passed);
 
     // Mutations, stratified by the kind of output spent: up to `per_kind` inputs of each

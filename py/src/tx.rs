@@ -7,7 +7,7 @@
 //! Spent outputs are `(amount_sat, script_pubkey)` pairs, one per input.
 use crate::Error;
 use fullverify::encode::{display_hex, Block, Transaction, TxOut};
-use fullverify::script::{self, flags, NativeVerifier};
+use fullverify::script::{self, NativeVerifier, ScriptFlags};
 use fullverify::sighash::TxContext;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -52,16 +52,13 @@ fn index_arg(tx: &Transaction, index: usize) -> PyResult<()> {
 }
 
 /// Flags as an int bit set or Core's comma-separated names (`"P2SH,WITNESS"`).
-fn flags_arg(f: &Bound<'_, PyAny>) -> PyResult<u32> {
+fn flags_arg(f: &Bound<'_, PyAny>) -> PyResult<ScriptFlags> {
     if let Ok(s) = f.cast::<PyString>() {
-        return flags::parse(&s.to_cow()?).map_err(Error::new_err);
+        return s.to_cow()?.parse().map_err(pyerr);
     }
     let v: u32 =
         f.extract().map_err(|_| PyTypeError::new_err("flags must be an int or a str of flag names"))?;
-    if v & !flags::ALL.iter().fold(0, |a, (_, b)| a | b) != 0 {
-        return Err(Error::new_err(format!("unknown flag bits in {v:#x}")));
-    }
-    Ok(v)
+    ScriptFlags::from_bits(v).ok_or_else(|| Error::new_err(format!("unknown flag bits in {v:#x}")))
 }
 
 #[pymethods]
@@ -389,8 +386,8 @@ fn to_asm(script: &[u8]) -> String {
 #[pyfunction]
 fn script_flags(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    for (n, v) in flags::ALL {
-        d.set_item(n, v)?;
+    for (n, v) in ScriptFlags::NAMED {
+        d.set_item(n, v.bits())?;
     }
     Ok(d)
 }
@@ -452,28 +449,16 @@ impl PyBlock {
         let ids: Vec<[u8; 32]> = self.0.txdata.iter().map(|t| t.wtxid()).collect();
         PyBytes::new(py, &fullverify::hash::witness_merkle_root(&ids).root)
     }
-    /// Block weight (BIP141): header and transaction count plus every transaction's weight.
+    /// Block weight (BIP141): stripped size × 3 + total size.
     #[getter]
     fn weight(&self) -> usize {
-        let n = self.0.txdata.len() as u64;
-        4 * (80 + fullverify::encode::compact_size_len(n))
-            + self.0.txdata.iter().map(|t| t.weight()).sum::<usize>()
+        self.0.weight()
     }
     /// Legacy sigops (Core's `GetLegacySigOpCount` summed over the block, inaccurate counting
     /// of CHECKMULTISIG as 20), before the witness scale factor.
     #[getter]
-    fn legacy_sigops(&self) -> u32 {
-        self.0
-            .txdata
-            .iter()
-            .map(|t| {
-                t.inputs.iter().map(|i| script::sigops::legacy_sigop_count(&i.script_sig, false)).sum::<u32>()
-                    + t.outputs
-                        .iter()
-                        .map(|o| script::sigops::legacy_sigop_count(&o.script_pubkey, false))
-                        .sum::<u32>()
-            })
-            .sum()
+    fn legacy_sigops(&self) -> u64 {
+        script::sigops::block_legacy_sigop_count(&self.0)
     }
     fn __len__(&self) -> usize {
         self.0.txdata.len()

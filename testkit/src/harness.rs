@@ -8,7 +8,7 @@
 
 use fullverify::encode::{Block, OutPoint, Reader, Transaction, TxIn, TxOut};
 use fullverify::script::asm::parse_asm;
-use fullverify::script::flags::{self as fl};
+use fullverify::script::flags::{self as fl, ScriptFlags as F};
 use fullverify::script::{verify_input, verify_script, ScriptError, SigVerifier};
 use fullverify::sighash::TxContext;
 use serde_json::Value;
@@ -158,7 +158,7 @@ pub struct ScriptTest {
     pub script_pubkey: Vec<u8>,
     pub witness: Vec<Vec<u8>>,
     pub amount: i64,
-    pub flags: u32,
+    pub flags: F,
     pub expected: String,
     pub label: String,
 }
@@ -208,9 +208,9 @@ pub fn parse_script_test(
         let q = output_key.ok_or("#TAPROOTOUTPUT# without control block")?;
         pk_asm = pk_asm.replace("#TAPROOTOUTPUT#", &format!("0x{}", hex::encode(q)));
     }
-    let mut flags = fl::parse(s(pos + 2)?)?;
-    if flags & fl::CLEANSTACK != 0 {
-        flags |= fl::P2SH | fl::WITNESS;
+    let mut flags: F = s(pos + 2)?.parse().map_err(|e: fl::ParseFlagsError| e.to_string())?;
+    if flags.contains(F::CLEANSTACK) {
+        flags |= F::P2SH | F::WITNESS;
     }
     Ok(Some(ScriptTest {
         script_sig: parse_asm(sig_asm).map_err(|e| e.to_string())?,
@@ -223,7 +223,7 @@ pub fn parse_script_test(
     }))
 }
 
-fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: u32, v: &V) -> Result<(), ScriptError> {
+fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: F, v: &V) -> Result<(), ScriptError> {
     let (spend, spent) =
         script_test_txs(t.script_sig.clone(), t.script_pubkey.clone(), t.witness.clone(), t.amount);
     let outs = [spent];
@@ -259,17 +259,17 @@ pub fn run_script_tests<V: SigVerifier>(
         let mut ok = got == t.expected;
         let mut detail = String::new();
         for _ in 0..16 {
-            let extra = (rng.next_u64() & 0xffff) as u32;
-            let combined = if expect_ok { t.flags & !extra } else { t.flags | extra };
-            if combined & fl::CLEANSTACK != 0 && !combined & (fl::P2SH | fl::WITNESS) != 0 {
+            let extra = F::from_bits_truncate((rng.next_u64() & 0xffff) as u32);
+            let combined = if expect_ok { t.flags - extra } else { t.flags | extra };
+            if combined.contains(F::CLEANSTACK) && !combined.contains(F::P2SH | F::WITNESS) {
                 continue;
             }
-            if combined & fl::WITNESS != 0 && combined & fl::P2SH == 0 {
+            if combined.contains(F::WITNESS) && !combined.contains(F::P2SH) {
                 continue;
             }
             if run_one_script_test(&t, combined, v).is_ok() != expect_ok {
                 ok = false;
-                detail = format!(" (verdict changed with flags {combined:#x})");
+                detail = format!(" (verdict changed with flags {combined})");
             }
         }
         out.check(ok, || format!("{}: expected {}, got {got}{detail}", t.label, t.expected));
@@ -282,33 +282,33 @@ pub fn run_script_tests<V: SigVerifier>(
 // ---------------------------------------------------------------------------------------------
 
 /// Flags the transaction harness varies: every named flag.
-fn trim_flags(mut f: u32) -> u32 {
+fn trim_flags(mut f: F) -> F {
     // WITNESS requires P2SH; CLEANSTACK requires WITNESS.
-    if f & fl::P2SH == 0 {
-        f &= !fl::WITNESS;
+    if !f.contains(F::P2SH) {
+        f.remove(F::WITNESS);
     }
-    if f & fl::WITNESS == 0 {
-        f &= !fl::CLEANSTACK;
-    }
-    f
-}
-
-fn fill_flags(mut f: u32) -> u32 {
-    if f & fl::CLEANSTACK != 0 {
-        f |= fl::WITNESS;
-    }
-    if f & fl::WITNESS != 0 {
-        f |= fl::P2SH;
+    if !f.contains(F::WITNESS) {
+        f.remove(F::CLEANSTACK);
     }
     f
 }
 
-const ALL_NAMED: u32 = (1 << 21) - 1;
+fn fill_flags(mut f: F) -> F {
+    if f.contains(F::CLEANSTACK) {
+        f |= F::WITNESS;
+    }
+    if f.contains(F::WITNESS) {
+        f |= F::P2SH;
+    }
+    f
+}
 
-fn exclude_individual_flags(flags: u32) -> Vec<u32> {
+const ALL_NAMED: F = F::ALL;
+
+fn exclude_individual_flags(flags: F) -> Vec<F> {
     let mut v = Vec::new();
-    for (_, f) in fl::ALL {
-        let e = trim_flags(flags & !f);
+    for (_, f) in F::NAMED {
+        let e = trim_flags(flags - f);
         if e != flags && !v.contains(&e) {
             v.push(e);
         }
@@ -357,7 +357,7 @@ fn parse_tx_case(row: &Value) -> Result<Option<TxCase>, String> {
     }))
 }
 
-fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: u32, v: &V) -> bool {
+fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: F, v: &V) -> bool {
     let ctx = TxContext::new(&c.tx, Some(&c.spent));
     (0..c.tx.inputs.len()).all(|i| verify_input(&ctx, i, flags, v).is_ok())
 }
@@ -377,7 +377,7 @@ pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
                 continue;
             }
         };
-        let excluded = match fl::parse(&c.flags_str) {
+        let excluded = match c.flags_str.parse::<F>() {
             Ok(f) => f,
             Err(e) => {
                 out.check(false, || format!("{}: {e}", c.label));
@@ -388,27 +388,27 @@ pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
         if let Err(e) = c.tx.check() {
             why.push(format!("CheckTransaction: {}", e.reason()));
         }
-        let base = ALL_NAMED & !excluded;
+        let base = ALL_NAMED - excluded;
         if base != fill_flags(base) {
             why.push("bad flag combination".into());
         }
         if !tx_scripts_ok(&c, base, v) {
             why.push("fails under all-but-excluded flags".into());
         }
-        for (name, f) in fl::ALL {
-            let flags = trim_flags(ALL_NAMED & !(excluded | f));
+        for (name, f) in F::NAMED {
+            let flags = trim_flags(ALL_NAMED - (excluded | f));
             if !tx_scripts_ok(&c, flags, v) {
                 why.push(format!("fails with {name} unset"));
             }
-            let random = (rng.next_u64() as u32) & ALL_NAMED;
-            let flags = trim_flags(ALL_NAMED & !(excluded | random));
+            let random = F::from_bits_truncate(rng.next_u64() as u32);
+            let flags = trim_flags(ALL_NAMED - (excluded | random));
             if !tx_scripts_ok(&c, flags, v) {
-                why.push(format!("fails with random flags {flags:#x}"));
+                why.push(format!("fails with random flags {flags}"));
             }
         }
         for e in exclude_individual_flags(excluded) {
-            if tx_scripts_ok(&c, ALL_NAMED & !e, v) {
-                why.push(format!("passes with flags {:#x}: exclusion not needed", ALL_NAMED & !e));
+            if tx_scripts_ok(&c, ALL_NAMED - e, v) {
+                why.push(format!("passes with flags {}: exclusion not needed", ALL_NAMED - e));
             }
         }
         out.check(why.is_empty(), || format!("{}: {}", c.label, why.join("; ")));
@@ -438,7 +438,7 @@ pub fn run_tx_invalid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
             });
             continue;
         }
-        let flags = match fl::parse(&c.flags_str) {
+        let flags = match c.flags_str.parse::<F>() {
             Ok(f) => f,
             Err(e) => {
                 out.check(false, || format!("{}: {e}", c.label));
@@ -452,18 +452,18 @@ pub fn run_tx_invalid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
         if tx_scripts_ok(&c, flags, v) {
             why.push("passes under its flags".into());
         }
-        for (name, f) in fl::ALL {
+        for (name, f) in F::NAMED {
             if tx_scripts_ok(&c, fill_flags(flags | f), v) {
                 why.push(format!("passes with {name} added"));
             }
-            let random = (rng.next_u64() as u32) & ALL_NAMED;
+            let random = F::from_bits_truncate(rng.next_u64() as u32);
             if tx_scripts_ok(&c, fill_flags(flags | random), v) {
-                why.push(format!("passes with random flags {random:#x} added"));
+                why.push(format!("passes with random flags {random} added"));
             }
         }
         for e in exclude_individual_flags(flags) {
             if !tx_scripts_ok(&c, e, v) {
-                why.push(format!("still fails with flags {e:#x}: flags not minimal"));
+                why.push(format!("still fails with flags {e}: flags not minimal"));
             }
         }
         out.check(why.is_empty(), || format!("{}: {}", c.label, why.join("; ")));
@@ -680,7 +680,7 @@ pub fn run_bip341_wallet<V: SigVerifier>(
             }
             let sctx = TxContext::new(&signed, Some(&spent));
             for idx in idxs {
-                verify_input(&sctx, idx, fl::P2SH | fl::WITNESS | fl::TAPROOT, v)
+                verify_input(&sctx, idx, F::P2SH | F::WITNESS | F::TAPROOT, v)
                     .map_err(|e| format!("input {idx} signature: {e}"))?;
             }
             Ok(n)
@@ -696,27 +696,27 @@ pub fn run_bip341_wallet<V: SigVerifier>(
 
 /// Core's `AllConsensusFlags`: combinations of the 7 consensus flags, WITNESS ⇒ P2SH and
 /// TAPROOT ⇒ WITNESS.
-pub fn all_consensus_flags() -> Vec<u32> {
+pub fn all_consensus_flags() -> Vec<F> {
     let mut v = Vec::new();
     for i in 0..128u32 {
-        let mut f = 0;
+        let mut f = F::NONE;
         for (bit, flag) in [
-            (1, fl::P2SH),
-            (2, fl::DERSIG),
-            (4, fl::NULLDUMMY),
-            (8, fl::CHECKLOCKTIMEVERIFY),
-            (16, fl::CHECKSEQUENCEVERIFY),
-            (32, fl::WITNESS),
-            (64, fl::TAPROOT),
+            (1, F::P2SH),
+            (2, F::DERSIG),
+            (4, F::NULLDUMMY),
+            (8, F::CHECKLOCKTIMEVERIFY),
+            (16, F::CHECKSEQUENCEVERIFY),
+            (32, F::WITNESS),
+            (64, F::TAPROOT),
         ] {
             if i & bit != 0 {
                 f |= flag;
             }
         }
-        if f & fl::WITNESS != 0 && f & fl::P2SH == 0 {
+        if f.contains(F::WITNESS) && !f.contains(F::P2SH) {
             continue;
         }
-        if f & fl::TAPROOT != 0 && f & fl::WITNESS == 0 {
+        if f.contains(F::TAPROOT) && !f.contains(F::WITNESS) {
             continue;
         }
         v.push(f);
@@ -748,7 +748,11 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
                 })
                 .collect::<Result<_, String>>()?;
             let idx = t["index"].as_u64().ok_or("index")? as usize;
-            let test_flags = fl::parse(t["flags"].as_str().ok_or("flags")?)?;
+            let test_flags: F = t["flags"]
+                .as_str()
+                .ok_or("flags")?
+                .parse()
+                .map_err(|e: fl::ParseFlagsError| e.to_string())?;
             let fin = t.get("final").and_then(Value::as_bool).unwrap_or(false);
             for (key, want_ok) in [("success", true), ("failure", false)] {
                 let Some(w) = t.get(key) else { continue };
@@ -762,7 +766,7 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
                 let ctx = TxContext::new(&tx, Some(&prevouts));
                 for &f in &all {
                     let applies =
-                        if want_ok { fin || f & test_flags == f } else { f & test_flags == test_flags };
+                        if want_ok { fin || test_flags.contains(f) } else { f.contains(test_flags) };
                     if !applies {
                         continue;
                     }
@@ -775,7 +779,7 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
                         &cache,
                     );
                     if res.is_ok() != want_ok {
-                        return Err(format!("{key} with flags {f:#x}: {res:?}"));
+                        return Err(format!("{key} with flags {f}: {res:?}"));
                     }
                 }
             }
@@ -797,7 +801,7 @@ pub struct BlockWithPrevouts {
     pub block: Block,
     pub spent: Vec<TxOut>,
     pub height: u32,
-    pub flags: u32,
+    pub flags: F,
 }
 
 /// Core's `VARINT` (MSB base-128 with the +1 offset per continuation byte).

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The signature checker (Core's `BaseSignatureChecker` and
+//! `GenericTransactionSignatureChecker`): ECDSA and BIP340 signature checks over the
+//! transaction's signature hashes, and the CLTV/CSV lock-time comparisons.
+
+use super::encoding::pubkey_size_valid;
+use super::error::{Res, ScriptError};
+use crate::sighash::TxContext;
+
+/// Signature checking at the elliptic-curve boundary (Core's `BaseSignatureChecker` below the
+/// sighash). Implementations must be thread-safe; the interpreter calls them from any thread.
+pub trait SigVerifier: Sync {
+    /// ECDSA with Core's `CPubKey::Verify` semantics: parse `pubkey` (33 or 65 bytes, hybrid
+    /// allowed as libsecp256k1 does), parse `sig` (DER without the hash-type byte) with the lax
+    /// parser, normalise S to low-S, verify against `msg32`.
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool;
+    /// BIP340 verification of a 64-byte signature on a 32-byte message.
+    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool;
+    /// BIP341 commitment check: `output == internal + tweak·G` with `output`'s y parity equal to
+    /// `parity` (libsecp256k1's `xonly_pubkey_tweak_add_check`); false if `internal` is not a
+    /// valid x-only key or the tweak overflows.
+    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool)
+        -> bool;
+}
+
+const LOCKTIME_THRESHOLD: i64 = 500_000_000;
+const SEQUENCE_FINAL: u32 = 0xffff_ffff;
+pub(super) const SEQUENCE_LOCKTIME_DISABLE_FLAG: i64 = 1 << 31;
+const SEQUENCE_LOCKTIME_TYPE_FLAG: i64 = 1 << 22;
+const SEQUENCE_LOCKTIME_MASK: i64 = 0x0000_ffff;
+
+/// Which rules a script runs under (Core's `SigVersion`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigVersion {
+    /// Legacy and P2SH scripts: legacy sighash, FindAndDelete, ECDSA.
+    Base,
+    /// Segwit v0 (P2WPKH, P2WSH): BIP143 sighash, ECDSA.
+    WitnessV0,
+    /// Taproot key path (BIP341): a BIP340 signature, no script.
+    Taproot,
+    /// Tapscript (BIP342): the taproot script path.
+    Tapscript,
+}
+
+/// Per-execution taproot data (Core's `ScriptExecutionData`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ExecData {
+    pub(super) tapleaf_hash: Option<[u8; 32]>,
+    pub(super) codesep_pos: u32,
+    pub(super) annex: Option<Vec<u8>>,
+    pub(super) validation_weight_left: i64,
+}
+
+/// The signature checker for one input: transaction context, index, amount, verifier.
+pub(super) struct Checker<'a, V: SigVerifier + ?Sized> {
+    pub(super) ctx: &'a TxContext<'a>,
+    pub(super) n_in: usize,
+    pub(super) amount: i64,
+    pub(super) verifier: &'a V,
+}
+
+impl<V: SigVerifier + ?Sized> Checker<'_, V> {
+    pub(super) fn check_ecdsa(
+        &self,
+        sig: &[u8],
+        pubkey: &[u8],
+        script_code: &[u8],
+        sigversion: SigVersion,
+    ) -> bool {
+        if !pubkey_size_valid(pubkey) || sig.is_empty() {
+            return false;
+        }
+        let hash_type = sig[sig.len() - 1] as u32;
+        let der = &sig[..sig.len() - 1];
+        let msg = match sigversion {
+            SigVersion::WitnessV0 => {
+                match self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type) {
+                    Ok(h) => h,
+                    Err(_) => return false,
+                }
+            }
+            _ => self.ctx.legacy_sighash(self.n_in, script_code, hash_type),
+        };
+        self.verifier.verify_ecdsa(pubkey, der, &msg)
+    }
+
+    pub(super) fn check_schnorr(
+        &self,
+        sig: &[u8],
+        pubkey: &[u8; 32],
+        sigversion: SigVersion,
+        exec: &ExecData,
+    ) -> Res<()> {
+        let (sig64, hash_type) = match sig.len() {
+            64 => (sig, 0u8),
+            65 => {
+                // An explicit SIGHASH_DEFAULT byte is invalid.
+                if sig[64] == 0 {
+                    return Err(ScriptError::SchnorrSigHashtype);
+                }
+                (&sig[..64], sig[64])
+            }
+            _ => return Err(ScriptError::SchnorrSigSize),
+        };
+        let tapscript = match sigversion {
+            SigVersion::Tapscript => Some((exec.tapleaf_hash.unwrap_or([0; 32]), exec.codesep_pos)),
+            _ => None,
+        };
+        let msg = self
+            .ctx
+            .bip341_sighash(self.n_in, hash_type, exec.annex.as_deref(), tapscript)
+            .map_err(|_| ScriptError::SchnorrSigHashtype)?;
+        let sig64: &[u8; 64] = sig64.try_into().expect("64 bytes");
+        if self.verifier.verify_schnorr(pubkey, sig64, &msg) {
+            Ok(())
+        } else {
+            Err(ScriptError::SchnorrSig)
+        }
+    }
+
+    pub(super) fn check_locktime(&self, lock: i64) -> bool {
+        let tx = self.ctx.tx;
+        let tx_lock = tx.lock_time as i64;
+        // Same kind (height or time) on both sides of LOCKTIME_THRESHOLD.
+        if !((tx_lock < LOCKTIME_THRESHOLD && lock < LOCKTIME_THRESHOLD)
+            || (tx_lock >= LOCKTIME_THRESHOLD && lock >= LOCKTIME_THRESHOLD))
+        {
+            return false;
+        }
+        if lock > tx_lock {
+            return false;
+        }
+        // A final input would make nLockTime ineffective.
+        tx.inputs[self.n_in].sequence != SEQUENCE_FINAL
+    }
+
+    pub(super) fn check_sequence(&self, seq: i64) -> bool {
+        let tx = self.ctx.tx;
+        let tx_seq = tx.inputs[self.n_in].sequence as i64;
+        // BIP68 applies to version >= 2 only (compared unsigned).
+        if (tx.version as u32) < 2 {
+            return false;
+        }
+        if tx_seq & SEQUENCE_LOCKTIME_DISABLE_FLAG != 0 {
+            return false;
+        }
+        let mask = SEQUENCE_LOCKTIME_TYPE_FLAG | SEQUENCE_LOCKTIME_MASK;
+        let tx_masked = tx_seq & mask;
+        let masked = seq & mask;
+        if !((tx_masked < SEQUENCE_LOCKTIME_TYPE_FLAG && masked < SEQUENCE_LOCKTIME_TYPE_FLAG)
+            || (tx_masked >= SEQUENCE_LOCKTIME_TYPE_FLAG && masked >= SEQUENCE_LOCKTIME_TYPE_FLAG))
+        {
+            return false;
+        }
+        masked <= tx_masked
+    }
+}
