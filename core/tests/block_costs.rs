@@ -3,7 +3,7 @@
 //! against independent references: the raw block bytes, Core's `getblockstats` numbers, and
 //! rust-bitcoin's weight and `total_sigop_cost`.
 
-mod common;
+use fullverify_testkit as common;
 
 use common::harness::{self, BlockWithPrevouts, PrevoutFormat};
 use fullverify::encode::{Block, Transaction, MAX_BLOCK_WEIGHT};
@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 /// The raw bytes of a vector block (a framed `f9beb4d9 || len || block` file unwrapped).
 fn raw_block(rel: &str) -> Option<Vec<u8>> {
-    let b = common::read_maybe_compressed(&fullverify::testutil::vector_file(rel)?);
+    let b = common::read_maybe_compressed(&fullverify_testkit::vector_file(rel)?);
     Some(if b.starts_with(&[0xf9, 0xbe, 0xb4, 0xd9]) { b[8..].to_vec() } else { b })
 }
 
@@ -68,8 +68,8 @@ fn tx_weight_vs_core_getblockstats() {
 }
 
 fn load(block: &str, prevouts: &str, kind: PrevoutFormat, net: &str) -> Option<BlockWithPrevouts> {
-    let b = common::read_maybe_compressed(&fullverify::testutil::vector_file(block)?);
-    let p = common::read_maybe_compressed(&fullverify::testutil::vector_file(prevouts)?);
+    let b = common::read_maybe_compressed(&fullverify_testkit::vector_file(block)?);
+    let p = common::read_maybe_compressed(&fullverify_testkit::vector_file(prevouts)?);
     Some(harness::load_block_with_prevouts(&b, &p, kind, net, &common::decompress_pubkey).expect("loads"))
 }
 
