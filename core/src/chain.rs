@@ -533,9 +533,9 @@ impl U256 {
     pub fn mul_u64(&self, m: u64) -> U256 {
         let mut r = [0u64; 4];
         let mut carry = 0u128;
-        for i in 0..4 {
-            let t = self.0[i] as u128 * m as u128 + carry;
-            r[i] = t as u64;
+        for (ri, &a) in r.iter_mut().zip(&self.0) {
+            let t = a as u128 * m as u128 + carry;
+            *ri = t as u64;
             carry = t >> 64;
         }
         U256(r)
@@ -606,7 +606,7 @@ pub fn next_work_required(chain: &[HeaderEntry], new_time: u32, params: &ChainPa
     let last = &chain[last_h as usize];
     let interval = params.difficulty_adjustment_interval();
     let limit = params.pow_limit_bits;
-    if (last_h + 1) % interval != 0 {
+    if !(last_h + 1).is_multiple_of(interval) {
         if params.pow_allow_min_difficulty_blocks {
             // A block more than 20 minutes after its parent may use the minimum difficulty.
             if new_time as i64 > last.time as i64 + params.pow_target_spacing * 2 {
@@ -614,7 +614,7 @@ pub fn next_work_required(chain: &[HeaderEntry], new_time: u32, params: &ChainPa
             }
             // Otherwise the bits of the last block that was not a min-difficulty exception.
             let mut i = last_h;
-            while i > 0 && i % interval != 0 && chain[i as usize].bits == limit {
+            while i > 0 && !i.is_multiple_of(interval) && chain[i as usize].bits == limit {
                 i -= 1;
             }
             return chain[i as usize].bits;

@@ -20,9 +20,15 @@
 //!    ([`verify_scripts`]). It produces a [`BlockDelta`] and changes nothing: the caller applies
 //!    the delta only when the whole block is valid.
 //!
-//! Script failures are reported as Core's `mandatory-script-verify-flag-failed (<error>)`
-//! with Core's `ScriptErrorString` text, after every non-script rule of the block, as Core does
-//! when it completes its check queue after the transaction loop.
+//! Script failures are reported as [`SCRIPT_FAILURE_PREFIX`]` (<error>)` with Core's
+//! `ScriptErrorString` text, after every non-script rule of the block, as Core does when it
+//! completes its check queue after the transaction loop. The prefix is Core's since v30
+//! (`block-script-verify-flag-failed`; earlier releases said
+//! `mandatory-script-verify-flag-failed`).
+
+// A rejected block is reported by value (`BlockError`, `ChainError::Invalid(BlockError)`), the
+// shape drivers match on; that path runs once per invalid block, so the size costs nothing.
+#![allow(clippy::result_large_err)]
 
 use crate::backend::Backend;
 use crate::chain::{
@@ -50,6 +56,9 @@ pub const MAX_BLOCK_SIGOPS_COST: u64 = 80_000;
 pub const WITNESS_SCALE_FACTOR: u64 = 4;
 /// `LOCKTIME_THRESHOLD`: lock times below are heights, above are times.
 pub const LOCKTIME_THRESHOLD: u32 = 500_000_000;
+
+/// The reject reason of a failing input script, followed by ` (<ScriptErrorString>)`.
+pub const SCRIPT_FAILURE_PREFIX: &str = "block-script-verify-flag-failed";
 
 /// Today's script flags type. Every flag value in this module passes through [`script_flags`],
 /// so a change of the flag representation touches only that function.
@@ -191,7 +200,7 @@ pub fn contextual_check_block_header(
         return Err("time-too-old".into());
     }
     if params.enforce_bip94
-        && height % params.difficulty_adjustment_interval() == 0
+        && height.is_multiple_of(params.difficulty_adjustment_interval())
         && (header.time as i64) < chain[prev_h as usize].time as i64 - MAX_TIMEWARP
     {
         return Err("time-timewarp-attack".into());
@@ -749,7 +758,7 @@ pub fn connect_block<S: CoinSource>(
     if ctx.verify_scripts {
         let v = BackendVerifier(ctx.backend);
         if let Err(f) = verify_scripts(&block.txdata, &spent_outs, ctx.flags, ctx.threads, &v) {
-            let r = format!("mandatory-script-verify-flag-failed ({})", script_error_string(f.error));
+            let r = format!("{SCRIPT_FAILURE_PREFIX} ({})", script_error_string(f.error));
             return Err(at(&r, f.tx, Some(f.input)));
         }
     }

@@ -264,7 +264,7 @@ fn mainnet_headers_0_10236_through_header_rules() {
             validation::check_block_header(&h, &hash, params).unwrap();
             validation::contextual_check_block_header(&h, &chain_, params, now)
                 .unwrap_or_else(|e| panic!("height {}: {e}", chain_.len()));
-            if chain_.len() % 2016 == 0 {
+            if chain_.len().is_multiple_of(2016) {
                 retargets += 1;
             }
         }
