@@ -215,14 +215,14 @@ impl Chainstate {
 
     /// Opens (or creates) the on-disk chain state in `datadir`, resuming from its last flush;
     /// an empty directory is the state before genesis.
-    #[cfg(feature = "store")]
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     pub fn open(datadir: &std::path::Path, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
         let store = crate::utxo::DiskStore::open(datadir)?;
         Chainstate::with_store(Box::new(store), opts)
     }
 
     /// Without the `store` feature there is no on-disk store.
-    #[cfg(not(feature = "store"))]
+    #[cfg(not(all(feature = "store", not(target_arch = "wasm32"))))]
     pub fn open(_datadir: &std::path::Path, _opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
         Err(ChainError::Store(StoreError("built without the `store` feature".into())))
     }

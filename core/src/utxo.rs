@@ -220,7 +220,7 @@ impl Store for MemStore {
 
 /// The on-disk [`Store`]: a fjall keyspace with partitions `coins`, `headers` and `meta`.
 /// A flush is one cross-partition write batch followed by a full sync.
-#[cfg(feature = "store")]
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub struct DiskStore {
     keyspace: fjall::Keyspace,
     coins: fjall::PartitionHandle,
@@ -228,12 +228,12 @@ pub struct DiskStore {
     meta: fjall::PartitionHandle,
 }
 
-#[cfg(feature = "store")]
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 fn se<E: fmt::Display>(e: E) -> StoreError {
     StoreError(e.to_string())
 }
 
-#[cfg(feature = "store")]
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 impl DiskStore {
     /// Opens (or creates) the store in `dir`.
     pub fn open(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
@@ -246,7 +246,7 @@ impl DiskStore {
     }
 }
 
-#[cfg(feature = "store")]
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 impl Store for DiskStore {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         match self.coins.get(outpoint_key(op)).map_err(se)? {
@@ -450,7 +450,7 @@ mod tests {
         assert_eq!(ChainMeta::from_bytes(&m.to_bytes()), Some(m));
     }
 
-    #[cfg(feature = "store")]
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     #[test]
     fn disk_store_commit_is_visible_after_reopen() {
         let dir = std::env::temp_dir().join(format!("fullverify-utxo-{}", std::process::id()));

@@ -7,7 +7,7 @@ mod common;
 
 use common::read_maybe_compressed;
 use fullverify::chain::{self, HeaderEntry, Network};
-use fullverify::chainstate::{Chainstate, ChainstateOptions, StateSummary};
+use fullverify::chainstate::{Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, BlockHeader, OutPoint, Reader, TxOut};
 use fullverify::testutil::vector_file;
 use fullverify::validation;
@@ -301,17 +301,19 @@ fn mainnet_headers_0_10236_through_header_rules() {
     assert_eq!(validation::check_block_header(&h, &h.block_hash(), params), Err("high-hash"));
 }
 
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 fn tempdir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("fullverify-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
 
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 #[test]
 fn store_resumes_from_last_flush_after_drop() {
     let Some(raw) = mainnet_0_438() else { return };
     let dir = tempdir("resume");
-    let flushed: StateSummary;
+    let flushed: fullverify::chainstate::StateSummary;
     {
         let mut cs = Chainstate::open(&dir, opts(Network::Mainnet, 2)).unwrap();
         assert_eq!(cs.tip(), None);
@@ -344,6 +346,7 @@ fn store_resumes_from_last_flush_after_drop() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 #[test]
 fn tiny_cache_and_periodic_flushes_reach_the_same_state() {
     let Some(raw) = mainnet_0_438() else { return };
