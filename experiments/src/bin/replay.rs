@@ -306,6 +306,9 @@ fn main() -> ExitCode {
     if kind != "block" && (cli.spent.is_some() || cli.height.is_some()) {
         usage_error("--spent and --height apply only to --source block");
     }
+    if !matches!(kind, "block" | "framed" | "hex" | "core-blocks") {
+        usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks or block)"));
+    }
     if !path.exists() {
         usage_error(format!("source {}: no such file or directory", path.display()));
     }
@@ -753,6 +756,24 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
         }
         Err(e) => {
             eprintln!("{e}");
+            let w = wall.as_secs_f64();
+            let inputs = coins.len();
+            packet.set(
+                "metrics",
+                json!({
+                    "blocks": 0,
+                    "txs": block.txdata.len(),
+                    "inputs": inputs,
+                    "wall_s": w,
+                    "inputs_per_s": 0.0,
+                    "blocks_per_s": 0.0,
+                    "bands": [],
+                }),
+            );
+            packet.set(
+                "phases",
+                json!({"read_parse_s": secs(read_spent_s), "fetch_s": 0.0, "scripts_s": 0.0, "apply_s": 0.0, "flush_s": 0.0}),
+            );
             packet.set(
                 "error",
                 json!({
