@@ -709,6 +709,47 @@ mod tests {
         assert_eq!(c(1263163443, 1269211443, 0x1c387f6f), 0x1d00e1fd);
     }
 
+    /// A chain of `n` headers 600 s apart, all with `bits`.
+    fn synthetic_chain(n: u32, bits: u32) -> Vec<HeaderEntry> {
+        (0..n).map(|i| HeaderEntry { hash: [i as u8; 32], time: 1_700_000_000 + 600 * i, bits }).collect()
+    }
+
+    #[test]
+    fn testnet_min_difficulty_rules() {
+        let bits = 0x1c0fffff;
+        let limit = TESTNET3.pow_limit_bits;
+        let mut c = synthetic_chain(2100, bits);
+        let last = c.last().unwrap().time;
+        // More than 20 minutes after the parent: the pow limit is allowed (and required).
+        assert_eq!(next_work_required(&c, last + 1201, &TESTNET3), limit);
+        assert_eq!(next_work_required(&c, last + 1200, &TESTNET3), bits);
+        // After min-difficulty blocks, a normal block takes the last real difficulty.
+        for e in &mut c[2090..] {
+            e.bits = limit;
+        }
+        assert_eq!(next_work_required(&c, c.last().unwrap().time + 60, &TESTNET3), bits);
+        // Mainnet has no such rule.
+        assert_eq!(next_work_required(&c, last + 5000, &MAINNET), limit);
+        assert_eq!(next_work_required(&synthetic_chain(2100, bits), last + 5000, &MAINNET), bits);
+        // Regtest never retargets.
+        let r = synthetic_chain(2016, 0x207fffff);
+        assert_eq!(next_work_required(&r, r.last().unwrap().time + 1, &REGTEST), 0x207fffff);
+    }
+
+    #[test]
+    fn bip94_retarget_uses_the_first_block_of_the_period() {
+        // A period whose last block is a min-difficulty exception, timespan exactly 2 weeks
+        // (first block at 0, last at 2015 · 600 + 600): testnet3 scales the last block's bits
+        // (the limit), testnet4 the first block's.
+        let bits = 0x1c0fffff;
+        let mut c = synthetic_chain(2016, bits);
+        c[2015].bits = TESTNET3.pow_limit_bits;
+        c[2015].time = c[0].time + 14 * 24 * 3600;
+        let t = c[2015].time + 600;
+        assert_eq!(next_work_required(&c, t, &TESTNET3), TESTNET3.pow_limit_bits);
+        assert_eq!(next_work_required(&c, t, &TESTNET4), bits);
+    }
+
     #[test]
     fn subsidy_halvings() {
         assert_eq!(MAINNET.block_subsidy(0), 50 * COIN);

@@ -887,6 +887,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn bip94_timewarp_rule() {
+        let p = &chain::TESTNET4;
+        let chain_: Vec<HeaderEntry> = (0..2016u32)
+            .map(|i| HeaderEntry { hash: [i as u8; 32], time: 1_700_000_000 + 600 * i, bits: 0x1d00ffff })
+            .collect();
+        let prev = chain_.last().unwrap().time;
+        let mut h = BlockHeader {
+            version: 4,
+            prev_block: [0; 32],
+            merkle_root: [0; 32],
+            time: prev - 601,
+            bits: 0,
+            nonce: 0,
+        };
+        h.bits = chain::next_work_required(&chain_, h.time, p);
+        assert_eq!(
+            contextual_check_block_header(&h, &chain_, p, i64::MAX / 2),
+            Err("time-timewarp-attack".into())
+        );
+        h.time = prev - 600;
+        h.bits = chain::next_work_required(&chain_, h.time, p);
+        assert_eq!(contextual_check_block_header(&h, &chain_, p, i64::MAX / 2), Ok(()));
+        // Testnet3 has no timewarp rule.
+        let p3 = Network::Testnet3.params();
+        h.time = prev - 601;
+        h.version = 1;
+        h.bits = chain::next_work_required(&chain_, h.time, p3);
+        assert_eq!(contextual_check_block_header(&h, &chain_, p3, i64::MAX / 2), Ok(()));
+        // Version 3 after BIP65 is rejected with Core's formatting.
+        h.version = 3;
+        let mut tall = chain_.clone();
+        tall.resize(581_885, *chain_.last().unwrap());
+        for (i, e) in tall.iter_mut().enumerate().skip(2016) {
+            e.time = 1_700_000_000 + 600 * i as u32;
+        }
+        h.time = tall.last().unwrap().time + 1;
+        h.bits = chain::next_work_required(&tall, h.time, p3);
+        assert_eq!(
+            contextual_check_block_header(&h, &tall, p3, i64::MAX / 2),
+            Err("bad-version(0x00000003)".into())
+        );
+    }
+
+    #[test]
     fn bip34_push_encoding() {
         assert_eq!(bip34_height_push(1), vec![0x51]);
         assert_eq!(bip34_height_push(16), vec![0x60]);

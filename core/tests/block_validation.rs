@@ -374,3 +374,40 @@ fn mutated_regtest_blocks_rejected_with_core_reasons() {
     // The valid block still connects after every rejection.
     cs.connect_block(&raw[target]).unwrap();
 }
+
+/// Script-check wall time on block 866342 for 1, 2, 4, ... threads (a measurement, not a
+/// check: `cargo test --test block_validation -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn script_check_thread_scaling() {
+    let Some(r) = load_real(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    let max = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let reps = fullverify::testutil::test_iters(5);
+    let mut base = 0.0;
+    let mut t = 1;
+    while t <= max {
+        let mut best = f64::MAX;
+        for _ in 0..reps {
+            let s =
+                check_block_with_spent(&r.raw, &r.spent, r.height, Network::Mainnet, t, Backend::detect())
+                    .unwrap();
+            best = best.min(s.scripts.as_secs_f64());
+        }
+        if t == 1 {
+            base = best;
+        }
+        eprintln!(
+            "threads {t:2}: scripts {:8.2} ms (best of {reps}), speedup {:.2}x",
+            best * 1e3,
+            base / best
+        );
+        t *= 2;
+    }
+}
