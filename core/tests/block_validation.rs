@@ -373,6 +373,19 @@ fn mutated_regtest_blocks_rejected_with_core_reasons() {
     assert!(done.len() >= 13);
     // The valid block still connects after every rejection.
     cs.connect_block(&raw[target]).unwrap();
+
+    // With assumevalid at a later block of this chain, scripts below it are not run: the
+    // bad-signature block is accepted, and every other rule still applies.
+    let av = Block::from_bytes(raw.last().unwrap()).unwrap().block_hash();
+    let o = ChainstateOptions { assumevalid: Some(av), ..ChainstateOptions::new(Network::Regtest) };
+    let mut skip = Chainstate::open_in_memory(o);
+    for b in &raw[..target] {
+        skip.connect_block(b).unwrap();
+    }
+    let b = mutate(&|b| b.txdata[0].outputs[0].value += 1, true);
+    expect_reject(&mut skip, &b, "bad-cb-amount");
+    let bad_sig = mutate(&|b| b.txdata[spend_ix].inputs[0].witness[0][10] ^= 1, true);
+    skip.connect_block(&block_bytes(&bad_sig)).unwrap();
 }
 
 /// Script-check wall time on block 866342 for 1, 2, 4, ... threads (a measurement, not a
