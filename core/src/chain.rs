@@ -121,7 +121,8 @@ pub struct ChainParams {
     pub enforce_bip94: bool,
     /// Blocks per subsidy halving.
     pub subsidy_halving_interval: u32,
-    /// Buried deployment heights.
+    /// Buried deployment heights. Taproot has none here: as in Core, its script flag applies to
+    /// every block except [`ChainParams::script_flag_exceptions`].
     pub bip34_height: u32,
     /// The hash of the block at `bip34_height` (Core's `BIP34Hash`; zero where unused).
     pub bip34_hash: [u8; 32],
@@ -129,9 +130,6 @@ pub struct ChainParams {
     pub bip66_height: u32,
     pub csv_height: u32,
     pub segwit_height: u32,
-    /// Where taproot became active (informational: its script flag applies to every block
-    /// except [`ChainParams::script_flag_exceptions`], as in Core).
-    pub taproot_height: u32,
     /// Blocks whose script flags differ from the rule (Core's `script_flag_exceptions`).
     pub script_flag_exceptions: &'static [([u8; 32], u32)],
     /// Blocks exempt from BIP30 (Core's `IsBIP30Repeat`): `(height, hash)`.
@@ -224,7 +222,6 @@ pub static MAINNET: ChainParams = ChainParams {
     bip66_height: 363_725,
     csv_height: 419_328,
     segwit_height: 481_824,
-    taproot_height: 709_632,
     script_flag_exceptions: &[
         // BIP16 exception: a P2SH-invalid spend before enforcement.
         (h("00000000000002dc756eebf4f49723ed8d30cc28a5f108eb94b1ba88ac4f9c22"), flags::NONE),
@@ -264,7 +261,6 @@ pub static TESTNET3: ChainParams = ChainParams {
     bip66_height: 330_776,
     csv_height: 770_112,
     segwit_height: 834_624,
-    taproot_height: 0,
     script_flag_exceptions: &[(
         h("00000000dd30457c001f4095d208cc1296b0eed002427aa599874af7a432b105"),
         flags::NONE,
@@ -299,7 +295,6 @@ pub static TESTNET4: ChainParams = ChainParams {
     bip66_height: 1,
     csv_height: 1,
     segwit_height: 1,
-    taproot_height: 1,
     script_flag_exceptions: &[],
     bip30_exceptions: &[],
 };
@@ -331,7 +326,6 @@ pub static REGTEST: ChainParams = ChainParams {
     bip66_height: 1,
     csv_height: 1,
     segwit_height: 0,
-    taproot_height: 0,
     script_flag_exceptions: &[],
     bip30_exceptions: &[],
 };

@@ -136,8 +136,8 @@ pub struct FlushBatch {
 pub trait Store: Send {
     /// The coin at `op`, if unspent.
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError>;
-    /// Applies a batch atomically and durably.
-    fn commit(&mut self, batch: FlushBatch) -> Result<(), StoreError>;
+    /// Applies a batch atomically and durably: all of it or (on error) none of it.
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError>;
     /// The metadata of the last commit, `None` for an empty store.
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
     /// Every header record, in height order (heights `0..n`).
@@ -148,7 +148,7 @@ impl Store for Box<dyn Store> {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         (**self).get(op)
     }
-    fn commit(&mut self, batch: FlushBatch) -> Result<(), StoreError> {
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
         (**self).commit(batch)
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
@@ -184,18 +184,23 @@ impl Store for MemStore {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         Ok(self.coins.get(op).cloned())
     }
-    fn commit(&mut self, batch: FlushBatch) -> Result<(), StoreError> {
-        for (op, c) in batch.coins {
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
+        if let Some(&(h, _)) = batch.headers.first() {
+            if h as usize > self.headers.len() {
+                return Err(StoreError(format!("header {h} after {}", self.headers.len())));
+            }
+        }
+        for (op, c) in &batch.coins {
             match c {
                 Some(c) => {
-                    self.coins.insert(op, c);
+                    self.coins.insert(*op, c.clone());
                 }
                 None => {
-                    self.coins.remove(&op);
+                    self.coins.remove(op);
                 }
             }
         }
-        for (h, rec) in batch.headers {
+        for &(h, rec) in &batch.headers {
             let h = h as usize;
             if h < self.headers.len() {
                 self.headers[h] = rec;
@@ -206,7 +211,7 @@ impl Store for MemStore {
             }
         }
         if batch.meta.is_some() {
-            self.meta = batch.meta;
+            self.meta.clone_from(&batch.meta);
         }
         Ok(())
     }
@@ -256,7 +261,7 @@ impl Store for DiskStore {
             None => Ok(None),
         }
     }
-    fn commit(&mut self, batch: FlushBatch) -> Result<(), StoreError> {
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
         let mut b = self.keyspace.batch();
         for (op, c) in &batch.coins {
             match c {
@@ -390,17 +395,23 @@ impl<S: Store> CoinsCache<S> {
     }
 
     /// Writes every dirty entry with `meta` and `headers` in one atomic commit, then empties the
-    /// cache. Returns the number of coin records written or deleted.
+    /// cache. Returns the number of coin records written or deleted. If the commit fails the
+    /// cache keeps every change (as dirty, not fresh), so a later flush can retry.
     pub fn flush(&mut self, meta: ChainMeta, headers: Vec<(u32, [u8; 40])>) -> Result<usize, StoreError> {
-        let coins: Vec<(OutPoint, Option<Coin>)> = self
-            .map
-            .drain()
-            .filter(|(_, e)| e.dirty && !(e.fresh && e.coin.is_none()))
-            .map(|(op, e)| (op, e.coin))
-            .collect();
+        let coins: Vec<(OutPoint, Option<Coin>)> =
+            self.map.drain().filter(|(_, e)| e.dirty).map(|(op, e)| (op, e.coin)).collect();
         let n = coins.len();
+        let batch = FlushBatch { coins, headers, meta: Some(meta) };
+        if let Err(e) = self.store.commit(&batch) {
+            self.mem = 0;
+            for (op, coin) in batch.coins {
+                self.mem +=
+                    coin.as_ref().map_or(std::mem::size_of::<(OutPoint, Entry)>() + 16, Coin::mem_usage);
+                self.map.insert(op, Entry { coin, dirty: true, fresh: false });
+            }
+            return Err(e);
+        }
         self.mem = 0;
-        self.store.commit(FlushBatch { coins, headers, meta: Some(meta) })?;
         Ok(n)
     }
 }
@@ -459,7 +470,7 @@ mod tests {
         {
             let mut s = DiskStore::open(&dir).unwrap();
             assert_eq!(s.meta().unwrap(), None);
-            s.commit(FlushBatch {
+            s.commit(&FlushBatch {
                 coins: vec![(a, Some(coin(8)))],
                 headers: vec![(0, [9; 40])],
                 meta: Some(meta()),
