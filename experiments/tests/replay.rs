@@ -244,7 +244,7 @@ fn core_blocks_dir_shuffled_across_two_xored_files() {
         let mut f = Vec::new();
         for b in part {
             f.extend_from_slice(&frame(magic, b));
-            if rng.next_u64() % 4 == 0 {
+            if rng.next_u64().is_multiple_of(4) {
                 f.extend(std::iter::repeat_n(0u8, (rng.next_u64() % 9) as usize));
             }
         }
