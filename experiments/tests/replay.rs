@@ -230,6 +230,17 @@ fn core_blocks_dir_shuffled_across_two_xored_files() {
     let mut blocks: Vec<Vec<u8>> = records(&data).into_iter().map(|(_, b)| b).collect();
     assert_eq!(blocks.len(), 439);
     let mut rng = SplitMix64(test_seed());
+    // A stale branch of five blocks off height 100 (changed nonces, so new hashes and no valid
+    // proof of work): less work than the main chain, so it must not be chosen.
+    let chain: Vec<Vec<u8>> = records(&data).into_iter().map(|(_, b)| b).collect();
+    let mut prev = fullverify::hash::sha256d(&chain[100][..80]);
+    for b in &chain[101..106] {
+        let mut f = b.clone();
+        f[4..36].copy_from_slice(&prev);
+        f[76] ^= 0x5a;
+        prev = fullverify::hash::sha256d(&f[..80]);
+        blocks.push(f);
+    }
     // Fisher-Yates shuffle, then two files with zero padding between and after records.
     for i in (1..blocks.len()).rev() {
         let j = (rng.next_u64() % (i as u64 + 1)) as usize;
@@ -406,7 +417,7 @@ fn bad_command_lines_exit_2_with_a_message() {
         (vec!["--threads", "0"], "--threads"),
         (vec!["--threads", "many"], "--threads"),
         (vec!["--network", "moon"], "unknown network"),
-        (vec!["--network", "signet"], "signet is not supported"),
+        (vec!["--network", "regtest"], "the default source is mainnet"),
         (vec!["--backend", "quantum"], "--backend"),
         (vec!["--assumevalid", "xyz"], "neither `none` nor a 64-digit block hash"),
         (vec!["--source", "tape", "x"], "unknown source kind"),

@@ -69,7 +69,7 @@ struct Cli {
     #[arg(long, num_args = 2, value_names = ["KIND", "PATH"])]
     source: Option<Vec<String>>,
 
-    /// Network: mainnet, testnet3 (alias testnet), testnet4, regtest.
+    /// Network: mainnet, testnet3 (alias testnet), testnet4, signet, regtest.
     #[arg(long, default_value = "mainnet", value_parser = parse_network)]
     network: Network,
 

@@ -366,19 +366,66 @@ pub fn xor_at(buf: &mut [u8], offset: u64, key: &[u8; 8]) {
     }
 }
 
-/// A reader that undoes Core's block-file obfuscation.
-struct XorReader<R> {
-    inner: R,
-    key: [u8; 8],
-    pos: u64,
-}
-
-impl<R: Read> Read for XorReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        xor_at(&mut buf[..n], self.pos, &self.key);
-        self.pos += n as u64;
-        Ok(n)
+/// Lists the records of one (obfuscated) block file without reading the blocks: the offset of
+/// each record's magic, its length and its de-obfuscated 80-byte header. Zero bytes between
+/// and after records are padding.
+fn scan_headers(
+    path: &Path,
+    name: &str,
+    magic: [u8; 4],
+    key: &[u8; 8],
+) -> Result<Vec<(u64, u32, [u8; 80])>, SourceError> {
+    let f = File::open(path).map_err(io_err(name))?;
+    let file_len = f.metadata().map_err(io_err(name))?.len();
+    let mut r = BufReader::with_capacity(1 << 16, f);
+    let corrupt = |offset: u64, what: String| SourceError::Corrupt {
+        at: Origin { file: name.to_string(), offset, decompressed: false },
+        what,
+    };
+    let mut out = Vec::new();
+    let mut pos = 0u64;
+    loop {
+        let mut first = [0u8; 1];
+        loop {
+            if pos >= file_len {
+                return Ok(out);
+            }
+            r.read_exact(&mut first).map_err(io_err(name))?;
+            xor_at(&mut first, pos, key);
+            if first[0] != 0 {
+                break;
+            }
+            pos += 1;
+        }
+        let start = pos;
+        if file_len - start < 8 {
+            return Err(corrupt(start, format!("truncated record header ({} of 8 bytes)", file_len - start)));
+        }
+        let mut head = [first[0], 0, 0, 0, 0, 0, 0, 0];
+        r.read_exact(&mut head[1..]).map_err(io_err(name))?;
+        xor_at(&mut head[1..], start + 1, key);
+        if head[..4] != magic {
+            return Err(corrupt(
+                start,
+                format!("expected network magic {}, found {}", hex::encode(magic), hex::encode(&head[..4])),
+            ));
+        }
+        let len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+        if !(80..=MAX_BLOCK_BYTES).contains(&len) {
+            return Err(corrupt(start, format!("record length {len} is not a possible block size")));
+        }
+        if file_len - start - 8 < u64::from(len) {
+            return Err(corrupt(
+                start,
+                format!("truncated block record: {} of {len} bytes", file_len - start - 8),
+            ));
+        }
+        let mut header = [0u8; 80];
+        r.read_exact(&mut header).map_err(io_err(name))?;
+        xor_at(&mut header, start + 8, key);
+        r.seek_relative(i64::from(len) - 80).map_err(io_err(name))?;
+        pos = start + 8 + u64::from(len);
+        out.push((start, len, header));
     }
 }
 
@@ -462,30 +509,14 @@ pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Sour
     let mut index: HashMap<[u8; 32], Located> = HashMap::new();
     let mut children: HashMap<[u8; 32], Vec<[u8; 32]>> = HashMap::new();
     for (fi, path) in files.iter().enumerate() {
-        let f = File::open(path).map_err(io_err(&names[fi]))?;
-        let mut r = FramedReader::new(
-            XorReader { inner: BufReader::with_capacity(1 << 20, f), key, pos: 0 },
-            magic,
-            names[fi].clone(),
-            false,
-        );
-        while let Some((offset, payload)) = r.next_record()? {
-            let hash = sha256d(&payload[..80]);
-            let prev: [u8; 32] = payload[4..36].try_into().expect("32 bytes");
-            let bits = u32::from_le_bytes(payload[72..76].try_into().expect("4 bytes"));
+        for (offset, len, header) in scan_headers(path, &names[fi], magic, &key)? {
+            let hash = sha256d(&header);
             if index.contains_key(&hash) {
                 continue;
             }
-            index.insert(
-                hash,
-                Located {
-                    prev,
-                    work: header_work(bits),
-                    file: fi,
-                    offset: offset + 8,
-                    len: payload.len() as u32,
-                },
-            );
+            let prev: [u8; 32] = header[4..36].try_into().expect("32 bytes");
+            let bits = u32::from_le_bytes(header[72..76].try_into().expect("4 bytes"));
+            index.insert(hash, Located { prev, work: header_work(bits), file: fi, offset: offset + 8, len });
             children.entry(prev).or_default().push(hash);
         }
     }
@@ -592,10 +623,32 @@ mod tests {
         let mut tail = data[13..].to_vec();
         xor_at(&mut tail, 13, &key);
         assert_eq!(&whole[13..], &tail[..]);
-        let mut r = XorReader { inner: &whole[..], key, pos: 0 };
-        let mut back = Vec::new();
-        r.read_to_end(&mut back).unwrap();
-        assert_eq!(back, data);
+        xor_at(&mut whole, 0, &key);
+        assert_eq!(whole, data);
+    }
+
+    #[test]
+    fn scan_of_an_obfuscated_block_file() {
+        let m = [0xf9, 0xbe, 0xb4, 0xd9];
+        let key = [9, 8, 7, 6, 5, 4, 3, 2];
+        let (a, b) = ((0..100u8).collect::<Vec<_>>(), vec![3u8; 120]);
+        let mut data = record(m, &a);
+        data.extend_from_slice(&[0; 3]);
+        data.extend_from_slice(&record(m, &b));
+        data.extend_from_slice(&[0; 64]);
+        let mut file = data.clone();
+        xor_at(&mut file, 0, &key);
+        let path = std::env::temp_dir().join(format!("fv-scan-{}.dat", std::process::id()));
+        std::fs::write(&path, &file).unwrap();
+        let got = scan_headers(&path, "blk00000.dat", m, &key).unwrap();
+        assert_eq!(got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(0, 100), (111, 120)]);
+        assert_eq!(&got[0].2[..], &a[..80]);
+        assert_eq!(&got[1].2[..], &b[..80]);
+        // Cut inside the second record.
+        std::fs::write(&path, &file[..111 + 8 + 90]).unwrap();
+        let e = scan_headers(&path, "blk00000.dat", m, &key).unwrap_err().to_string();
+        assert_eq!(e, "blk00000.dat at byte 111: truncated block record: 90 of 120 bytes");
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
