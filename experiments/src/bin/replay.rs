@@ -167,11 +167,21 @@ fn repo_root() -> PathBuf {
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
+/// `$FULLVERIFY_VECTORS/chain/mainnet_0-438.blk.dat`, else the file in `shared/vectors` beside
+/// the repository (or inside it), as the tests look for it.
 fn default_source() -> PathBuf {
-    let vectors = std::env::var_os("FULLVERIFY_VECTORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("..").join("shared").join("vectors"));
-    vectors.join("chain").join("mainnet_0-438.blk.dat")
+    let rel = Path::new("chain").join("mainnet_0-438.blk.dat");
+    if let Some(v) = std::env::var_os("FULLVERIFY_VECTORS") {
+        return PathBuf::from(v).join(rel);
+    }
+    let root = repo_root();
+    let beside = root.join("..").join("shared").join("vectors").join(&rel);
+    let inside = root.join("shared").join("vectors").join(&rel);
+    if !beside.is_file() && inside.is_file() {
+        inside
+    } else {
+        beside
+    }
 }
 
 /// A temporary state directory, removed when dropped.
