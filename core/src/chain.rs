@@ -17,8 +17,9 @@
 //! from being more than 600 s earlier than its parent (the timewarp rule). Regtest never
 //! retargets.
 //!
-//! Signet is not supported: its block-solution check (BIP325) is not implemented, so the
-//! network is not offered rather than accepting blocks without it.
+//! Signet (BIP325, the default signet): besides proof of work, every block after genesis
+//! carries a solution of the network's challenge script in its coinbase witness commitment
+//! (checked in [`crate::validation::check_signet_solution`]).
 //!
 //! All constants are Bitcoin Core's `kernel/chainparams.cpp`, `pow.cpp` and `validation.cpp`.
 
@@ -34,12 +35,14 @@ pub enum Network {
     Mainnet,
     Testnet3,
     Testnet4,
+    Signet,
     Regtest,
 }
 
 impl Network {
     /// Every supported network.
-    pub const ALL: [Network; 4] = [Network::Mainnet, Network::Testnet3, Network::Testnet4, Network::Regtest];
+    pub const ALL: [Network; 5] =
+        [Network::Mainnet, Network::Testnet3, Network::Testnet4, Network::Signet, Network::Regtest];
 
     /// The name used on command lines and in result packets.
     pub const fn name(self) -> &'static str {
@@ -47,6 +50,7 @@ impl Network {
             Network::Mainnet => "mainnet",
             Network::Testnet3 => "testnet3",
             Network::Testnet4 => "testnet4",
+            Network::Signet => "signet",
             Network::Regtest => "regtest",
         }
     }
@@ -57,6 +61,7 @@ impl Network {
             Network::Mainnet => &MAINNET,
             Network::Testnet3 => &TESTNET3,
             Network::Testnet4 => &TESTNET4,
+            Network::Signet => &SIGNET,
             Network::Regtest => &REGTEST,
         }
     }
@@ -68,17 +73,13 @@ impl fmt::Display for Network {
     }
 }
 
-/// A network name that is not recognised (or not supported, as signet).
+/// A network name that is not recognised.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownNetwork(pub String);
 
 impl fmt::Display for UnknownNetwork {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 == "signet" {
-            write!(f, "signet is not supported (its BIP325 block solution check is not implemented)")
-        } else {
-            write!(f, "unknown network {:?} (mainnet, testnet3 (testnet), testnet4, regtest)", self.0)
-        }
+        write!(f, "unknown network {:?} (mainnet, testnet3 (testnet), testnet4, signet, regtest)", self.0)
     }
 }
 
@@ -91,6 +92,7 @@ impl core::str::FromStr for Network {
             "mainnet" | "main" | "bitcoin" => Ok(Network::Mainnet),
             "testnet" | "testnet3" | "test" => Ok(Network::Testnet3),
             "testnet4" => Ok(Network::Testnet4),
+            "signet" => Ok(Network::Signet),
             "regtest" => Ok(Network::Regtest),
             other => Err(UnknownNetwork(other.to_string())),
         }
@@ -134,6 +136,8 @@ pub struct ChainParams {
     pub script_flag_exceptions: &'static [([u8; 32], u32)],
     /// Blocks exempt from BIP30 (Core's `IsBIP30Repeat`): `(height, hash)`.
     pub bip30_exceptions: &'static [(u32, [u8; 32])],
+    /// Signet: the challenge every block's solution must satisfy (BIP325).
+    pub signet_challenge: Option<&'static [u8]>,
 }
 
 /// Blocks per difficulty period.
@@ -232,6 +236,7 @@ pub static MAINNET: ChainParams = ChainParams {
         (91_842, h("00000000000a4d0a398161ffc163c503763b1f4360639393e0e4c8e300e0caec")),
         (91_880, h("00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721")),
     ],
+    signet_challenge: None,
 };
 
 /// Testnet3.
@@ -266,6 +271,7 @@ pub static TESTNET3: ChainParams = ChainParams {
         flags::NONE,
     )],
     bip30_exceptions: &[],
+    signet_challenge: None,
 };
 
 /// Testnet4 (BIP94).
@@ -297,6 +303,49 @@ pub static TESTNET4: ChainParams = ChainParams {
     segwit_height: 1,
     script_flag_exceptions: &[],
     bip30_exceptions: &[],
+    signet_challenge: None,
+};
+
+/// The default signet's challenge: a 1-of-2 bare multisig.
+pub const SIGNET_DEFAULT_CHALLENGE: &[u8] = &[
+    0x51, 0x21, 0x03, 0xad, 0x5e, 0x0e, 0xda, 0xd1, 0x8c, 0xb1, 0xf0, 0xfc, 0x0d, 0x28, 0xa3, 0xd4, 0xf1,
+    0xf3, 0xe4, 0x45, 0x64, 0x03, 0x37, 0x48, 0x9a, 0xbb, 0x10, 0x40, 0x4f, 0x2d, 0x1e, 0x08, 0x6b, 0xe4,
+    0x30, 0x21, 0x03, 0x59, 0xef, 0x50, 0x21, 0x96, 0x4f, 0xe2, 0x2d, 0x6f, 0x8e, 0x05, 0xb2, 0x46, 0x3c,
+    0x95, 0x40, 0xce, 0x96, 0x88, 0x3f, 0xe3, 0xb2, 0x78, 0x76, 0x0f, 0x04, 0x8f, 0x51, 0x89, 0xf2, 0xe6,
+    0xc4, 0x52, 0xae,
+];
+
+/// The default signet (BIP325). Its message start is the first four bytes of the double
+/// SHA-256 of the serialized challenge.
+pub static SIGNET: ChainParams = ChainParams {
+    network: Network::Signet,
+    magic: [0x0a, 0x03, 0xcf, 0x40],
+    genesis_hash: h("00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6"),
+    genesis: GenesisSpec {
+        time: 1_598_918_400,
+        nonce: 52_613_770,
+        bits: 0x1e0377ae,
+        version: 1,
+        message: TIMES_MESSAGE,
+        output_script: SATOSHI_PUBKEY_SCRIPT,
+        reward: 50 * COIN,
+    },
+    pow_limit_bits: 0x1e0377ae,
+    pow_target_spacing: 600,
+    pow_target_timespan: 14 * 24 * 60 * 60,
+    pow_allow_min_difficulty_blocks: false,
+    pow_no_retargeting: false,
+    enforce_bip94: false,
+    subsidy_halving_interval: 210_000,
+    bip34_height: 1,
+    bip34_hash: [0; 32],
+    bip65_height: 1,
+    bip66_height: 1,
+    csv_height: 1,
+    segwit_height: 1,
+    script_flag_exceptions: &[],
+    bip30_exceptions: &[],
+    signet_challenge: Some(SIGNET_DEFAULT_CHALLENGE),
 };
 
 /// Regtest.
@@ -328,6 +377,7 @@ pub static REGTEST: ChainParams = ChainParams {
     segwit_height: 0,
     script_flag_exceptions: &[],
     bip30_exceptions: &[],
+    signet_challenge: None,
 };
 
 impl ChainParams {
@@ -654,12 +704,19 @@ mod tests {
     }
 
     #[test]
+    fn signet_magic_derives_from_its_challenge() {
+        let mut ser = vec![SIGNET_DEFAULT_CHALLENGE.len() as u8];
+        ser.extend_from_slice(SIGNET_DEFAULT_CHALLENGE);
+        assert_eq!(crate::hash::sha256d(&ser)[..4], SIGNET.magic);
+    }
+
+    #[test]
     fn network_names_round_trip() {
         for n in Network::ALL {
             assert_eq!(n.to_string().parse::<Network>(), Ok(n));
         }
         assert_eq!("testnet".parse::<Network>(), Ok(Network::Testnet3));
-        assert!("signet".parse::<Network>().is_err());
+        assert!("signet2".parse::<Network>().is_err());
     }
 
     #[test]
