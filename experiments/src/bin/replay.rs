@@ -19,7 +19,7 @@ use fullverify::encode::{display_hex, Block};
 use fullverify::utxo::Coin;
 use fullverify::validation::check_block_with_spent;
 use fullverify::Backend;
-use fullverify_experiments::replay::packet::{bands, file_sha256, resources, BlockRecord};
+use fullverify_experiments::replay::packet::{bands, file_sha256, resources, BlockRecord, Resources};
 use fullverify_experiments::replay::progress::Progress;
 use fullverify_experiments::replay::source::{self, display_name, RawBlock, Source};
 use fullverify_experiments::replay::spent::{bip34_height, read_spent, SpentFormat};
@@ -370,7 +370,10 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
         assumevalid: cli.assumevalid.0,
         flush_every_blocks: cli.flush_every,
     };
-    let mut cs = match Chainstate::open(&datadir, opts) {
+    let t_open = Instant::now();
+    let opened = Chainstate::open(&datadir, opts);
+    let open_s = t_open.elapsed();
+    let mut cs = match opened {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: opening the chain state in {}: {e}", datadir.display());
@@ -507,6 +510,7 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
     packet.set(
         "phases",
         json!({
+            "open_s": secs(open_s),
             "read_parse_s": secs(t.read + t.parse),
             "fetch_s": secs(t.fetch),
             "scripts_s": secs(t.scripts),
@@ -523,7 +527,7 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
         None => 0,
     };
     if !cli.quiet {
-        print_summary(&t, wall, &summary, &res);
+        print_summary(&t, open_s, wall, &summary, &res);
     }
     if !finish_packet(cli, &packet) && code == 0 {
         return EXIT_IO;
@@ -584,12 +588,7 @@ fn btc(sat: i64) -> String {
     format!("{}.{:08}", sat / 100_000_000, (sat % 100_000_000).abs())
 }
 
-fn print_summary(
-    t: &Totals,
-    wall: Duration,
-    s: &StateSummary,
-    r: &fullverify_experiments::replay::packet::Resources,
-) {
+fn print_summary(t: &Totals, open_s: Duration, wall: Duration, s: &StateSummary, r: &Resources) {
     let w = wall.as_secs_f64().max(1e-9);
     eprintln!(
         "replay: {} blocks, {} txs, {} inputs in {:.3} s: {:.1} blocks/s, {:.0} inputs/s (user {:.2} s, sys {:.2} s, peak RSS {} MiB)",
@@ -604,7 +603,8 @@ fn print_summary(
         r.peak_rss_bytes >> 20
     );
     eprintln!(
-        "phases: read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s",
+        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s",
+        secs(open_s),
         secs(t.read + t.parse),
         secs(t.fetch),
         secs(t.scripts),
