@@ -786,6 +786,7 @@ pub fn connect_block<S: CoinSource>(
     let mut fetch = Duration::ZERO;
     // BIP30: no output of this block may overwrite an unspent coin.
     if ctx.enforce_bip30 {
+        let tf = Instant::now();
         for (t, tx) in block.txdata.iter().enumerate() {
             for vout in 0..tx.outputs.len() as u32 {
                 let op = OutPoint { txid: checked.txids[t], vout };
@@ -794,6 +795,7 @@ pub fn connect_block<S: CoinSource>(
                 }
             }
         }
+        fetch += tf.elapsed();
     }
     // Coins created in this block and not yet spent, and pre-block coins spent so far.
     let mut created: HashMap<OutPoint, Coin> = HashMap::new();

@@ -427,3 +427,39 @@ fn script_check_thread_scaling() {
         );
     }
 }
+
+/// BIP30: a block whose transaction would overwrite an unspent coin is rejected where BIP30 is
+/// enforced (a duplicate txid cannot be made on a BIP34 chain, so the coin source claims one).
+#[test]
+fn bip30_overwrite_rejected_when_enforced() {
+    let Some(raw) = regtest_raw() else { return };
+    struct Everything;
+    impl validation::CoinSource for Everything {
+        type Error = ();
+        fn coin(&mut self, _: &OutPoint) -> Result<Option<Coin>, ()> {
+            Ok(Some(Coin { out: TxOut { value: 1, script_pubkey: vec![0x51] }, height: 0, coinbase: false }))
+        }
+    }
+    let p = Network::Regtest.params();
+    let block = Block::from_bytes(&raw[1]).unwrap();
+    let checked = validation::check_block(&block, 1, p, Backend::detect()).unwrap();
+    let mut ctx = validation::ConnectContext {
+        params: p,
+        height: 1,
+        flags: validation::script_flags(p, 1, &checked.hash),
+        mtp: None,
+        enforce_bip30: true,
+        verify_scripts: true,
+        threads: 1,
+        backend: Backend::detect(),
+    };
+    match validation::connect_block(&block, &checked, &ctx, &mut Everything) {
+        Err(validation::ConnectError::Invalid(e)) => {
+            assert_eq!(e.reason, "bad-txns-BIP30");
+            assert_eq!(e.tx.map(|t| t.0), Some(0));
+        }
+        other => panic!("{other:?}"),
+    }
+    ctx.enforce_bip30 = false;
+    assert!(validation::connect_block(&block, &checked, &ctx, &mut Everything).is_ok());
+}

@@ -212,6 +212,23 @@ fn regtest_1_206_replay() {
     assert_eq!(s.muhash, muhash_exact(&elems));
 }
 
+/// The regtest chain connected with 1..8 script threads, twice each: identical states.
+#[test]
+fn regtest_replay_same_state_for_any_thread_count() {
+    let Some(raw) = regtest_blocks() else { return };
+    let mut want = None;
+    for _ in 0..2 {
+        for threads in 1..=8 {
+            let mut cs = Chainstate::open_in_memory(opts(Network::Regtest, threads));
+            for b in &raw {
+                cs.connect_block(b).unwrap();
+            }
+            let s = cs.summary();
+            assert_eq!(want.get_or_insert_with(|| s.clone()), &s, "threads {threads}");
+        }
+    }
+}
+
 #[test]
 fn regtest_getblockstats_fees_and_utxo_increase() {
     let Some(v) = common::load_json("core/rpc_getblockstats.json") else { return };
