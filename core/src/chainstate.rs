@@ -10,7 +10,15 @@
 //! - [`Chainstate::flush`], [`Chainstate::tip`], [`Chainstate::summary`] → [`StateSummary`];
 //! - [`Chainstate::set_clock`] (addition): the adjusted time used by `time-too-new`
 //!   (default: the system clock);
-//! - [`crate::validation::check_block_with_spent`] for a single block with its spent coins.
+//! - [`Chainstate::params`], [`Chainstate::headers`] (the header chain, for MTP and retarget
+//!   context) and [`Chainstate::coin`] (a UTXO lookup) (additions);
+//! - [`ChainstateOptions::new`] (addition): defaults for a network, to override field by field;
+//! - [`StateSummary`]: `height` and `tip` are `Option`s (`None` before genesis);
+//! - [`crate::validation::check_block_with_spent`] for a single block with its spent coins
+//!   (`&[Coin]`, one per non-coinbase input in block order), returning
+//!   [`crate::validation::BlockCheckSummary`];
+//! - a failing script is rejected as `block-script-verify-flag-failed (<Core error text>)`
+//!   ([`crate::validation::SCRIPT_FAILURE_PREFIX`], Core's wording since v30).
 //!
 //! Consistency: a block that fails leaves the state exactly as before it (the connect step
 //! computes a delta and applies it only when the whole block is valid). A flush writes the
