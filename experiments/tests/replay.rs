@@ -413,6 +413,8 @@ fn truncated_and_corrupt_sources_name_file_and_offset() {
 fn bad_command_lines_exit_2_with_a_message() {
     let sc = Scratch::new("cli");
     let missing = sc.path("missing.blk");
+    let scratch_file = sc.path("present.blk");
+    std::fs::write(&scratch_file, [0u8; 100]).unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--threads", "0"], "--threads"),
         (vec!["--threads", "many"], "--threads"),
@@ -424,6 +426,8 @@ fn bad_command_lines_exit_2_with_a_message() {
         (vec!["--source", "framed"], "--source"),
         (vec!["--source", "framed", s(&missing)], "no such file"),
         (vec!["--no-such-option"], "--no-such-option"),
+        (vec!["--height", "5"], "apply only to --source block"),
+        (vec!["--source", "block", s(&scratch_file), "--stop-height", "3"], "apply only to chain sources"),
         (vec!["--dbcache", "0"], "--dbcache"),
     ];
     for (args, needle) in cases {

@@ -316,6 +316,14 @@ fn main() -> ExitCode {
     if kind != "block" && (cli.spent.is_some() || cli.height.is_some()) {
         usage_error("--spent and --height apply only to --source block");
     }
+    if kind == "block"
+        && (cli.datadir.is_some()
+            || cli.stop_height.is_some()
+            || cli.flush_every.is_some()
+            || cli.assumevalid.0.is_some())
+    {
+        usage_error("--datadir, --stop-height, --flush-every and --assumevalid apply only to chain sources");
+    }
     if !matches!(kind, "block" | "framed" | "hex" | "core-blocks") {
         usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks or block)"));
     }
