@@ -39,7 +39,7 @@ use crate::backend::Backend;
 use crate::chain::{self, ChainParams, HeaderEntry, Network, BIP34_IMPLIES_BIP30_LIMIT};
 use crate::encode::{display_hex, Block, OutPoint};
 use crate::muhash::MuHash3072;
-use crate::utxo::{txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError};
+use crate::utxo::{muhash_delta, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError};
 use crate::validation::{self, BlockError, CoinSource, ConnectContext, ConnectError};
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -356,24 +356,29 @@ impl Chainstate {
         stats.scripts = out.scripts;
 
         let ta = Instant::now();
-        // Core's two duplicate coinbases overwrite an unspent coin: it leaves the set.
+        // Core's two duplicate coinbases overwrite an unspent coin: it leaves the set. Looked up
+        // before anything changes, so a store error leaves the state as it was.
+        let mut overwritten = Vec::new();
         if params.is_bip30_repeat(height, &hash) {
             for (op, _) in &out.delta.created {
                 if let Some(old) = self.cache.get(op)? {
-                    self.muhash.remove(&txout_ser(op, &old));
-                    self.utxo_count -= 1;
-                    self.total_amount -= old.out.value;
+                    overwritten.push((*op, old));
                 }
             }
         }
+        let mut delta = muhash_delta(&out.delta.spent, &out.delta.created, self.opts.threads);
+        for (op, old) in &overwritten {
+            delta.remove(&txout_ser(op, old));
+            self.utxo_count -= 1;
+            self.total_amount -= old.out.value;
+        }
+        self.muhash.combine(&delta);
         for (op, coin) in &out.delta.spent {
             self.cache.spend(op);
-            self.muhash.remove(&txout_ser(op, coin));
             self.utxo_count -= 1;
             self.total_amount -= coin.out.value;
         }
         for (op, coin) in out.delta.created {
-            self.muhash.insert(&txout_ser(&op, &coin));
             self.utxo_count += 1;
             self.total_amount += coin.out.value;
             let cb = coin.coinbase;

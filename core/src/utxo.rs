@@ -64,6 +64,43 @@ pub fn txout_ser(op: &OutPoint, coin: &Coin) -> Vec<u8> {
     v
 }
 
+/// The MuHash change of a block: every created coin inserted, every spent coin removed. The
+/// product is order-independent, so large blocks are split across `threads` workers whose
+/// partial accumulators are combined.
+pub fn muhash_delta(spent: &[(OutPoint, Coin)], created: &[(OutPoint, Coin)], threads: usize) -> MuHash3072 {
+    let part = |spent: &[(OutPoint, Coin)], created: &[(OutPoint, Coin)]| {
+        let mut m = MuHash3072::new();
+        for (op, c) in spent {
+            m.remove(&txout_ser(op, c));
+        }
+        for (op, c) in created {
+            m.insert(&txout_ser(op, c));
+        }
+        m
+    };
+    let n = spent.len() + created.len();
+    let threads = threads.max(1).min(n / 256).max(1);
+    if threads == 1 {
+        return part(spent, created);
+    }
+    let (ss, cs) = (spent.len().div_ceil(threads), created.len().div_ceil(threads));
+    let parts: Vec<MuHash3072> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let s = &spent[(i * ss).min(spent.len())..((i + 1) * ss).min(spent.len())];
+                let c = &created[(i * cs).min(created.len())..((i + 1) * cs).min(created.len())];
+                sc.spawn(move || part(s, c))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("muhash worker")).collect()
+    });
+    let mut m = MuHash3072::new();
+    for p in &parts {
+        m.combine(p);
+    }
+    m
+}
+
 /// The 36-byte store key of an outpoint: txid, then vout big-endian (ordered by vout).
 pub fn outpoint_key(op: &OutPoint) -> [u8; 36] {
     let mut k = [0u8; 36];
@@ -444,6 +481,25 @@ mod tests {
         c.spend(&b);
         assert_eq!(c.flush(meta(), vec![]).unwrap(), 1);
         assert!(c.store().is_empty());
+    }
+
+    #[test]
+    fn muhash_delta_any_thread_count_vs_sequential() {
+        let coins: Vec<(OutPoint, Coin)> = (0..1500u32)
+            .map(|i| (OutPoint { txid: [(i % 251) as u8; 32], vout: i }, coin(i as i64)))
+            .collect();
+        let (spent, created) = coins.split_at(600);
+        let mut want = MuHash3072::new();
+        for (op, c) in spent {
+            want.remove(&txout_ser(op, c));
+        }
+        for (op, c) in created {
+            want.insert(&txout_ser(op, c));
+        }
+        let want = want.finalize();
+        for t in [1, 2, 3, 8] {
+            assert_eq!(muhash_delta(spent, created, t).finalize(), want, "threads {t}");
+        }
     }
 
     #[test]
