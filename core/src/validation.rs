@@ -9,9 +9,10 @@
 //!    (`bad-diffbits`), timestamp above the median of the last 11 (`time-too-old`), at most two
 //!    hours ahead of the clock (`time-too-new`), BIP94's timewarp rule, and the minimum version
 //!    after BIP34/66/65 (`bad-version(0x…)`).
-//! 3. [`check_block`] (`CheckBlock`): merkle root and the CVE-2012-2459 duplicate-subtree
-//!    mutation, size limits, exactly one coinbase and first, `CheckTransaction` for every
-//!    transaction, legacy sigops.
+//! 3. [`check_block`] (`CheckBlock`): on signet the BIP325 block solution
+//!    ([`check_signet_solution`], `bad-signet-blksig`), the merkle root and the CVE-2012-2459
+//!    duplicate-subtree mutation, size limits, exactly one coinbase and first,
+//!    `CheckTransaction` for every transaction, legacy sigops.
 //! 4. [`contextual_check_block`] (`ContextualCheckBlock`): finality against the BIP113 median
 //!    time past (or the block time before CSV), BIP34 height in the coinbase, the BIP141
 //!    witness commitment (or no witness at all), block weight.
