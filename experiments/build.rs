@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Records the compiler version, target and profile for result packets.
+//! Records the compiler version and flags, target and profile for result packets.
 fn main() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = std::process::Command::new(rustc)
@@ -12,5 +12,8 @@ fn main() {
     println!("cargo:rustc-env=FULLVERIFY_RUSTC_VERSION={version}");
     println!("cargo:rustc-env=FULLVERIFY_TARGET={}", std::env::var("TARGET").unwrap_or_default());
     println!("cargo:rustc-env=FULLVERIFY_PROFILE={}", std::env::var("PROFILE").unwrap_or_default());
+    // The flags rustc was given (`RUSTFLAGS` and friends, as cargo passes them on).
+    let rustflags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default().replace('\x1f', " ");
+    println!("cargo:rustc-env=FULLVERIFY_RUSTFLAGS={rustflags}");
     println!("cargo:rerun-if-changed=build.rs");
 }

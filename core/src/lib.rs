@@ -20,9 +20,16 @@
 //!    implementation over [`secp256k1`].
 //! 6. [`muhash`] — MuHash3072, the rolling hash of the UTXO set (Core's
 //!    `gettxoutsetinfo muhash`); it uses only the hashing layer.
+//! 7. [`chain`] — networks and their consensus parameters, compact targets, proof of work,
+//!    retargeting, subsidy, buried deployments and Core's script-flag exceptions.
+//! 8. [`utxo`] — coins, the write-back coins cache over a store (in memory, or on disk with
+//!    the `store` feature) and the MuHash element of a coin.
+//! 9. [`validation`] — Core's header, block and connect rules with Core's reject reasons, and
+//!    the parallel script check over all inputs of a block.
+//! 10. [`chainstate`] — the chain state the replay drives: connect blocks one by one, flush
+//!     atomically with the best block, resume after a crash.
 //!
-//! Later layers (blocks and their contextual checks, the UTXO set, the replay pipeline) follow
-//! the same order; docs/ARCHITECTURE.md in the repository describes them.
+//! docs/ARCHITECTURE.md in the repository describes the layers and the replay pipeline.
 //!
 //! # Backends and soundness
 //!
@@ -35,12 +42,19 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+#[allow(missing_docs)]
+pub mod chain;
+#[allow(missing_docs)]
+pub mod chainstate;
 pub mod encode;
 pub mod hash;
 pub mod muhash;
-#[allow(missing_docs)]
 pub mod script;
 pub mod secp256k1;
 pub mod sighash;
+#[allow(missing_docs)]
+pub mod utxo;
+#[allow(missing_docs)]
+pub mod validation;
 
 pub use backend::{Backend, BackendKind};

@@ -5,5 +5,8 @@
 //!   native runs and the notebooks; the JSON Schema is `results/schema/packet.schema.json`.
 //! - [`timing`]: alternating A/B/… measurement and robust statistics (median, IQR,
 //!   bootstrap confidence interval of the median).
+//! - [`replay`]: block sources, spent-output readers, progress and packet pieces of the
+//!   `replay` binary.
+pub mod replay;
 pub mod report;
 pub mod timing;

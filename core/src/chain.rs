@@ -1,0 +1,830 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Chain parameters and header rules: networks, genesis blocks, proof of work, difficulty
+//! retargeting, subsidy, buried deployment heights and Core's per-block script-flag exceptions.
+//!
+//! Proof of work: a header's `nBits` is a compact float `mantissa · 256^(exponent − 3)` (23-bit
+//! mantissa, sign bit 0x0080_0000). The target it encodes must be positive, must not overflow
+//! 256 bits and must not exceed the network's `pow_limit`; the header hash, read as a 256-bit
+//! little-endian integer, must be ≤ the target (Core's `CheckProofOfWork`).
+//!
+//! Retargeting (Core's `GetNextWorkRequired`/`CalculateNextWorkRequired`): every 2016 blocks the
+//! target is multiplied by `actual / (14 days)` with `actual` clamped to [3.5 days, 56 days],
+//! where `actual` is the time between the first and last block of the period, and capped at
+//! `pow_limit`. Testnets allow a minimum-difficulty block when a block comes more than 20
+//! minutes after its parent; other blocks inside a period carry the bits of the last block that
+//! was not such a minimum-difficulty exception. Testnet4 (BIP94) multiplies the *first* block's
+//! target of the period (never a min-difficulty exception), and forbids a period's first block
+//! from being more than 600 s earlier than its parent (the timewarp rule). Regtest never
+//! retargets.
+//!
+//! Signet (BIP325, the default signet): besides proof of work, every block after genesis
+//! carries a solution of the network's challenge script in its coinbase witness commitment
+//! (checked in [`crate::validation::check_signet_solution`]).
+//!
+//! All constants are Bitcoin Core's `kernel/chainparams.cpp`, `pow.cpp` and `validation.cpp`.
+
+use crate::encode::{Block, BlockHeader, OutPoint, Transaction, TxIn, TxOut};
+use crate::hash::merkle_root;
+use crate::script::ScriptFlags;
+use core::cmp::Ordering;
+use core::fmt;
+
+/// A Bitcoin network with its consensus parameters ([`Network::params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Network {
+    Mainnet,
+    Testnet3,
+    Testnet4,
+    Signet,
+    Regtest,
+}
+
+impl Network {
+    /// Every supported network.
+    pub const ALL: [Network; 5] =
+        [Network::Mainnet, Network::Testnet3, Network::Testnet4, Network::Signet, Network::Regtest];
+
+    /// The name used on command lines and in result packets.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Network::Mainnet => "mainnet",
+            Network::Testnet3 => "testnet3",
+            Network::Testnet4 => "testnet4",
+            Network::Signet => "signet",
+            Network::Regtest => "regtest",
+        }
+    }
+
+    /// The consensus parameters.
+    pub fn params(self) -> &'static ChainParams {
+        match self {
+            Network::Mainnet => &MAINNET,
+            Network::Testnet3 => &TESTNET3,
+            Network::Testnet4 => &TESTNET4,
+            Network::Signet => &SIGNET,
+            Network::Regtest => &REGTEST,
+        }
+    }
+}
+
+impl fmt::Display for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A network name that is not recognised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownNetwork(pub String);
+
+impl fmt::Display for UnknownNetwork {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown network {:?} (mainnet, testnet3 (testnet), testnet4, signet, regtest)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownNetwork {}
+
+impl core::str::FromStr for Network {
+    type Err = UnknownNetwork;
+    fn from_str(s: &str) -> Result<Network, UnknownNetwork> {
+        match s.to_ascii_lowercase().as_str() {
+            "mainnet" | "main" | "bitcoin" => Ok(Network::Mainnet),
+            "testnet" | "testnet3" | "test" => Ok(Network::Testnet3),
+            "testnet4" => Ok(Network::Testnet4),
+            "signet" => Ok(Network::Signet),
+            "regtest" => Ok(Network::Regtest),
+            other => Err(UnknownNetwork(other.to_string())),
+        }
+    }
+}
+
+/// Consensus parameters of one network.
+#[derive(Debug)]
+pub struct ChainParams {
+    pub network: Network,
+    /// The P2P message start (also the blk*.dat frame magic).
+    pub magic: [u8; 4],
+    /// Genesis block hash, internal byte order.
+    pub genesis_hash: [u8; 32],
+    /// The genesis block's fields (see [`ChainParams::genesis_block`]).
+    genesis: GenesisSpec,
+    /// The easiest allowed target (`powLimit`), as a compact value.
+    pub pow_limit_bits: u32,
+    /// Seconds between blocks (600).
+    pub pow_target_spacing: i64,
+    /// Seconds per retarget period (two weeks).
+    pub pow_target_timespan: i64,
+    /// Testnet rule: a block more than 2 spacings after its parent may use the pow limit.
+    pub pow_allow_min_difficulty_blocks: bool,
+    /// Regtest: the target never changes.
+    pub pow_no_retargeting: bool,
+    /// BIP94 (testnet4): retarget from the period's first block and the timewarp rule.
+    pub enforce_bip94: bool,
+    /// Blocks per subsidy halving.
+    pub subsidy_halving_interval: u32,
+    /// Buried deployment heights. Taproot has none here: as in Core, its script flag applies to
+    /// every block except [`ChainParams::script_flag_exceptions`].
+    pub bip34_height: u32,
+    /// The hash of the block at `bip34_height` (Core's `BIP34Hash`; zero where unused).
+    pub bip34_hash: [u8; 32],
+    pub bip65_height: u32,
+    pub bip66_height: u32,
+    pub csv_height: u32,
+    pub segwit_height: u32,
+    /// Blocks whose script flags differ from the rule (Core's `script_flag_exceptions`).
+    pub script_flag_exceptions: &'static [([u8; 32], ScriptFlags)],
+    /// Blocks exempt from BIP30 (Core's `IsBIP30Repeat`): `(height, hash)`.
+    pub bip30_exceptions: &'static [(u32, [u8; 32])],
+    /// Signet: the challenge every block's solution must satisfy (BIP325).
+    pub signet_challenge: Option<&'static [u8]>,
+}
+
+/// Blocks per difficulty period.
+pub const DIFFICULTY_ADJUSTMENT_INTERVAL: u32 = 2016;
+/// `MAX_FUTURE_BLOCK_TIME`: two hours.
+pub const MAX_FUTURE_BLOCK_TIME: i64 = 2 * 60 * 60;
+/// BIP94 `MAX_TIMEWARP`.
+pub const MAX_TIMEWARP: i64 = 600;
+/// Core's `BIP34_IMPLIES_BIP30_LIMIT`: from this height BIP30 is checked again.
+pub const BIP34_IMPLIES_BIP30_LIMIT: u32 = 1_983_702;
+/// `COINBASE_MATURITY`.
+pub const COINBASE_MATURITY: u32 = 100;
+/// `COIN`.
+pub const COIN: i64 = 100_000_000;
+
+#[derive(Debug)]
+struct GenesisSpec {
+    time: u32,
+    nonce: u32,
+    bits: u32,
+    version: i32,
+    message: &'static str,
+    output_script: &'static [u8],
+    reward: i64,
+}
+
+/// A 32-byte hash from its display (byte-reversed) hex form, at compile time.
+const fn h(s: &str) -> [u8; 32] {
+    let b = s.as_bytes();
+    assert!(b.len() == 64);
+    let mut out = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        let hi = hexval(b[2 * i]);
+        let lo = hexval(b[2 * i + 1]);
+        out[31 - i] = (hi << 4) | lo;
+        i += 1;
+    }
+    out
+}
+
+const fn hexval(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        _ => panic!("bad hex"),
+    }
+}
+
+const SATOSHI_PUBKEY_SCRIPT: &[u8] = &[
+    0x41, 0x04, 0x67, 0x8a, 0xfd, 0xb0, 0xfe, 0x55, 0x48, 0x27, 0x19, 0x67, 0xf1, 0xa6, 0x71, 0x30, 0xb7,
+    0x10, 0x5c, 0xd6, 0xa8, 0x28, 0xe0, 0x39, 0x09, 0xa6, 0x79, 0x62, 0xe0, 0xea, 0x1f, 0x61, 0xde, 0xb6,
+    0x49, 0xf6, 0xbc, 0x3f, 0x4c, 0xef, 0x38, 0xc4, 0xf3, 0x55, 0x04, 0xe5, 0x1e, 0xc1, 0x12, 0xde, 0x5c,
+    0x38, 0x4d, 0xf7, 0xba, 0x0b, 0x8d, 0x57, 0x8a, 0x4c, 0x70, 0x2b, 0x6b, 0xf1, 0x1d, 0x5f, 0xac,
+];
+const TIMES_MESSAGE: &str = "The Times 03/Jan/2009 Chancellor on brink of second bailout for banks";
+const TESTNET4_SCRIPT: &[u8] = &[
+    0x21, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xac,
+];
+
+/// Mainnet.
+pub static MAINNET: ChainParams = ChainParams {
+    network: Network::Mainnet,
+    magic: [0xf9, 0xbe, 0xb4, 0xd9],
+    genesis_hash: h("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f"),
+    genesis: GenesisSpec {
+        time: 1_231_006_505,
+        nonce: 2_083_236_893,
+        bits: 0x1d00ffff,
+        version: 1,
+        message: TIMES_MESSAGE,
+        output_script: SATOSHI_PUBKEY_SCRIPT,
+        reward: 50 * COIN,
+    },
+    pow_limit_bits: 0x1d00ffff,
+    pow_target_spacing: 600,
+    pow_target_timespan: 14 * 24 * 60 * 60,
+    pow_allow_min_difficulty_blocks: false,
+    pow_no_retargeting: false,
+    enforce_bip94: false,
+    subsidy_halving_interval: 210_000,
+    bip34_height: 227_931,
+    bip34_hash: h("000000000000024b89b42a942fe0d9fea3bb44ab7bd1b19115dd6a759c0808b8"),
+    bip65_height: 388_381,
+    bip66_height: 363_725,
+    csv_height: 419_328,
+    segwit_height: 481_824,
+    script_flag_exceptions: &[
+        // BIP16 exception: a P2SH-invalid spend before enforcement.
+        (h("00000000000002dc756eebf4f49723ed8d30cc28a5f108eb94b1ba88ac4f9c22"), ScriptFlags::NONE),
+        // Taproot exception: an invalid taproot spend before activation.
+        (
+            h("0000000000000000000f14c35b2d841e986ab5441de8c585d85ffe2c76b2e2f3"),
+            ScriptFlags::P2SH.union(ScriptFlags::WITNESS),
+        ),
+    ],
+    bip30_exceptions: &[
+        (91_842, h("00000000000a4d0a398161ffc163c503763b1f4360639393e0e4c8e300e0caec")),
+        (91_880, h("00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721")),
+    ],
+    signet_challenge: None,
+};
+
+/// Testnet3.
+pub static TESTNET3: ChainParams = ChainParams {
+    network: Network::Testnet3,
+    magic: [0x0b, 0x11, 0x09, 0x07],
+    genesis_hash: h("000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943"),
+    genesis: GenesisSpec {
+        time: 1_296_688_602,
+        nonce: 414_098_458,
+        bits: 0x1d00ffff,
+        version: 1,
+        message: TIMES_MESSAGE,
+        output_script: SATOSHI_PUBKEY_SCRIPT,
+        reward: 50 * COIN,
+    },
+    pow_limit_bits: 0x1d00ffff,
+    pow_target_spacing: 600,
+    pow_target_timespan: 14 * 24 * 60 * 60,
+    pow_allow_min_difficulty_blocks: true,
+    pow_no_retargeting: false,
+    enforce_bip94: false,
+    subsidy_halving_interval: 210_000,
+    bip34_height: 21_111,
+    bip34_hash: h("0000000023b3a96d3484e5abb3755c413e7d41500f8e2a5c3f0dd01299cd8ef8"),
+    bip65_height: 581_885,
+    bip66_height: 330_776,
+    csv_height: 770_112,
+    segwit_height: 834_624,
+    script_flag_exceptions: &[(
+        h("00000000dd30457c001f4095d208cc1296b0eed002427aa599874af7a432b105"),
+        ScriptFlags::NONE,
+    )],
+    bip30_exceptions: &[],
+    signet_challenge: None,
+};
+
+/// Testnet4 (BIP94).
+pub static TESTNET4: ChainParams = ChainParams {
+    network: Network::Testnet4,
+    magic: [0x1c, 0x16, 0x3f, 0x28],
+    genesis_hash: h("00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043"),
+    genesis: GenesisSpec {
+        time: 1_714_777_860,
+        nonce: 393_743_547,
+        bits: 0x1d00ffff,
+        version: 1,
+        message: "03/May/2024 000000000000000000001ebd58c244970b3aa9d783bb001011fbe8ea8e98e00e",
+        output_script: TESTNET4_SCRIPT,
+        reward: 50 * COIN,
+    },
+    pow_limit_bits: 0x1d00ffff,
+    pow_target_spacing: 600,
+    pow_target_timespan: 14 * 24 * 60 * 60,
+    pow_allow_min_difficulty_blocks: true,
+    pow_no_retargeting: false,
+    enforce_bip94: true,
+    subsidy_halving_interval: 210_000,
+    bip34_height: 1,
+    bip34_hash: [0; 32],
+    bip65_height: 1,
+    bip66_height: 1,
+    csv_height: 1,
+    segwit_height: 1,
+    script_flag_exceptions: &[],
+    bip30_exceptions: &[],
+    signet_challenge: None,
+};
+
+/// The default signet's challenge: a 1-of-2 bare multisig.
+pub const SIGNET_DEFAULT_CHALLENGE: &[u8] = &[
+    0x51, 0x21, 0x03, 0xad, 0x5e, 0x0e, 0xda, 0xd1, 0x8c, 0xb1, 0xf0, 0xfc, 0x0d, 0x28, 0xa3, 0xd4, 0xf1,
+    0xf3, 0xe4, 0x45, 0x64, 0x03, 0x37, 0x48, 0x9a, 0xbb, 0x10, 0x40, 0x4f, 0x2d, 0x1e, 0x08, 0x6b, 0xe4,
+    0x30, 0x21, 0x03, 0x59, 0xef, 0x50, 0x21, 0x96, 0x4f, 0xe2, 0x2d, 0x6f, 0x8e, 0x05, 0xb2, 0x46, 0x3c,
+    0x95, 0x40, 0xce, 0x96, 0x88, 0x3f, 0xe3, 0xb2, 0x78, 0x76, 0x0f, 0x04, 0x8f, 0x51, 0x89, 0xf2, 0xe6,
+    0xc4, 0x52, 0xae,
+];
+
+/// The default signet (BIP325). Its message start is the first four bytes of the double
+/// SHA-256 of the serialized challenge.
+pub static SIGNET: ChainParams = ChainParams {
+    network: Network::Signet,
+    magic: [0x0a, 0x03, 0xcf, 0x40],
+    genesis_hash: h("00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6"),
+    genesis: GenesisSpec {
+        time: 1_598_918_400,
+        nonce: 52_613_770,
+        bits: 0x1e0377ae,
+        version: 1,
+        message: TIMES_MESSAGE,
+        output_script: SATOSHI_PUBKEY_SCRIPT,
+        reward: 50 * COIN,
+    },
+    pow_limit_bits: 0x1e0377ae,
+    pow_target_spacing: 600,
+    pow_target_timespan: 14 * 24 * 60 * 60,
+    pow_allow_min_difficulty_blocks: false,
+    pow_no_retargeting: false,
+    enforce_bip94: false,
+    subsidy_halving_interval: 210_000,
+    bip34_height: 1,
+    bip34_hash: [0; 32],
+    bip65_height: 1,
+    bip66_height: 1,
+    csv_height: 1,
+    segwit_height: 1,
+    script_flag_exceptions: &[],
+    bip30_exceptions: &[],
+    signet_challenge: Some(SIGNET_DEFAULT_CHALLENGE),
+};
+
+/// Regtest.
+pub static REGTEST: ChainParams = ChainParams {
+    network: Network::Regtest,
+    magic: [0xfa, 0xbf, 0xb5, 0xda],
+    genesis_hash: h("0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"),
+    genesis: GenesisSpec {
+        time: 1_296_688_602,
+        nonce: 2,
+        bits: 0x207fffff,
+        version: 1,
+        message: TIMES_MESSAGE,
+        output_script: SATOSHI_PUBKEY_SCRIPT,
+        reward: 50 * COIN,
+    },
+    pow_limit_bits: 0x207fffff,
+    pow_target_spacing: 600,
+    pow_target_timespan: 14 * 24 * 60 * 60,
+    pow_allow_min_difficulty_blocks: true,
+    pow_no_retargeting: true,
+    enforce_bip94: false,
+    subsidy_halving_interval: 150,
+    bip34_height: 1,
+    bip34_hash: [0; 32],
+    bip65_height: 1,
+    bip66_height: 1,
+    csv_height: 1,
+    segwit_height: 0,
+    script_flag_exceptions: &[],
+    bip30_exceptions: &[],
+    signet_challenge: None,
+};
+
+impl ChainParams {
+    /// The genesis block (Core's `CreateGenesisBlock`): one coinbase whose scriptSig is
+    /// `486604799 4 <message>` paying the reward to the network's genesis output script.
+    pub fn genesis_block(&self) -> Block {
+        let g = &self.genesis;
+        let mut script_sig = vec![0x04, 0xff, 0xff, 0x00, 0x1d, 0x01, 0x04];
+        let msg = g.message.as_bytes();
+        if msg.len() < 0x4c {
+            script_sig.push(msg.len() as u8);
+        } else {
+            script_sig.extend_from_slice(&[0x4c, msg.len() as u8]);
+        }
+        script_sig.extend_from_slice(msg);
+        let tx = Transaction {
+            version: 1,
+            inputs: vec![TxIn {
+                prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+                script_sig,
+                sequence: u32::MAX,
+                witness: Vec::new(),
+            }],
+            outputs: vec![TxOut { value: g.reward, script_pubkey: g.output_script.to_vec() }],
+            lock_time: 0,
+        };
+        let header = BlockHeader {
+            version: g.version,
+            prev_block: [0; 32],
+            merkle_root: merkle_root(&[tx.txid()]).root,
+            time: g.time,
+            bits: g.bits,
+            nonce: g.nonce,
+        };
+        Block { header, txdata: vec![tx] }
+    }
+
+    /// The pow limit as a 256-bit target.
+    pub fn pow_limit(&self) -> U256 {
+        U256::from_compact(self.pow_limit_bits).0
+    }
+
+    /// Blocks per retarget period (`DifficultyAdjustmentInterval`).
+    pub fn difficulty_adjustment_interval(&self) -> u32 {
+        (self.pow_target_timespan / self.pow_target_spacing) as u32
+    }
+
+    /// `GetBlockSubsidy`.
+    pub fn block_subsidy(&self, height: u32) -> i64 {
+        let halvings = height / self.subsidy_halving_interval;
+        if halvings >= 64 {
+            return 0;
+        }
+        (50 * COIN) >> halvings
+    }
+
+    /// Core's `GetBlockScriptFlags` for the block `hash` at `height`.
+    pub fn script_flags(&self, height: u32, hash: &[u8; 32]) -> ScriptFlags {
+        let mut f = match self.script_flag_exceptions.iter().find(|(h, _)| h == hash) {
+            Some(&(_, f)) => f,
+            None => ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT,
+        };
+        if height >= self.bip66_height {
+            f |= ScriptFlags::DERSIG;
+        }
+        if height >= self.bip65_height {
+            f |= ScriptFlags::CHECKLOCKTIMEVERIFY;
+        }
+        if height >= self.csv_height {
+            f |= ScriptFlags::CHECKSEQUENCEVERIFY;
+        }
+        if height >= self.segwit_height {
+            f |= ScriptFlags::NULLDUMMY;
+        }
+        f
+    }
+
+    /// Whether the block is one of Core's two BIP30 duplicate-coinbase exceptions.
+    pub fn is_bip30_repeat(&self, height: u32, hash: &[u8; 32]) -> bool {
+        self.bip30_exceptions.iter().any(|(h_, x)| *h_ == height && x == hash)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 256-bit targets
+// ---------------------------------------------------------------------------------------------
+
+/// An unsigned 256-bit integer (little-endian u64 limbs), enough for targets and retargeting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct U256(pub [u64; 4]);
+
+impl Ord for U256 {
+    fn cmp(&self, o: &U256) -> Ordering {
+        for i in (0..4).rev() {
+            match self.0[i].cmp(&o.0[i]) {
+                Ordering::Equal => continue,
+                x => return x,
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+impl PartialOrd for U256 {
+    fn partial_cmp(&self, o: &U256) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// Decoded compact bits: the target and Core's negative/overflow flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compact {
+    pub negative: bool,
+    pub overflow: bool,
+}
+
+impl U256 {
+    pub const ZERO: U256 = U256([0; 4]);
+
+    /// A hash (internal byte order) as the little-endian number Core compares with targets.
+    pub fn from_le_bytes(b: &[u8; 32]) -> U256 {
+        U256(core::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8"))))
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    fn bits(&self) -> u32 {
+        for i in (0..4).rev() {
+            if self.0[i] != 0 {
+                return 64 * i as u32 + 64 - self.0[i].leading_zeros();
+            }
+        }
+        0
+    }
+
+    fn shl(&self, n: u32) -> U256 {
+        let mut r = [0u64; 4];
+        let (w, b) = ((n / 64) as usize, n % 64);
+        for i in (0..4).rev() {
+            if i >= w {
+                r[i] = self.0[i - w] << b;
+                if b > 0 && i > w {
+                    r[i] |= self.0[i - w - 1] >> (64 - b);
+                }
+            }
+        }
+        U256(r)
+    }
+
+    fn shr(&self, n: u32) -> U256 {
+        let mut r = [0u64; 4];
+        let (w, b) = ((n / 64) as usize, n % 64);
+        for (i, ri) in r.iter_mut().enumerate() {
+            if i + w < 4 {
+                *ri = self.0[i + w] >> b;
+                if b > 0 && i + w + 1 < 4 {
+                    *ri |= self.0[i + w + 1] << (64 - b);
+                }
+            }
+        }
+        U256(r)
+    }
+
+    /// `arith_uint256::SetCompact`: the target and the negative/overflow flags.
+    pub fn from_compact(bits: u32) -> (U256, Compact) {
+        let size = bits >> 24;
+        let mut word = bits & 0x007f_ffff;
+        let v = if size <= 3 {
+            word >>= 8 * (3 - size);
+            U256([word as u64, 0, 0, 0])
+        } else {
+            U256([word as u64, 0, 0, 0]).shl(8 * (size - 3).min(40))
+        };
+        let negative = word != 0 && (bits & 0x0080_0000) != 0;
+        let overflow = word != 0 && (size > 34 || (word > 0xff && size > 33) || (word > 0xffff && size > 32));
+        (v, Compact { negative, overflow })
+    }
+
+    /// `arith_uint256::GetCompact` (non-negative).
+    pub fn to_compact(&self) -> u32 {
+        let mut size = self.bits().div_ceil(8);
+        let mut compact: u32 = if size <= 3 {
+            (self.0[0] << (8 * (3 - size))) as u32
+        } else {
+            self.shr(8 * (size - 3)).0[0] as u32
+        };
+        if compact & 0x0080_0000 != 0 {
+            compact >>= 8;
+            size += 1;
+        }
+        compact | (size << 24)
+    }
+
+    /// `self · m mod 2^256` (as `arith_uint256::operator*=(uint32)`, which truncates).
+    pub fn mul_u64(&self, m: u64) -> U256 {
+        let mut r = [0u64; 4];
+        let mut carry = 0u128;
+        for (ri, &a) in r.iter_mut().zip(&self.0) {
+            let t = a as u128 * m as u128 + carry;
+            *ri = t as u64;
+            carry = t >> 64;
+        }
+        U256(r)
+    }
+
+    /// `self / d` (d > 0).
+    pub fn div_u64(&self, d: u64) -> U256 {
+        let mut r = [0u64; 4];
+        let mut rem = 0u128;
+        for i in (0..4).rev() {
+            let cur = (rem << 64) | self.0[i] as u128;
+            r[i] = (cur / d as u128) as u64;
+            rem = cur % d as u128;
+        }
+        U256(r)
+    }
+}
+
+/// Core's `DeriveTarget`: the target of `bits`, or `None` if it is negative, zero, overflows or
+/// is easier than the pow limit.
+pub fn derive_target(bits: u32, pow_limit: &U256) -> Option<U256> {
+    let (t, c) = U256::from_compact(bits);
+    if c.negative || c.overflow || t.is_zero() || t > *pow_limit {
+        return None;
+    }
+    Some(t)
+}
+
+/// Core's `CheckProofOfWork`.
+pub fn check_proof_of_work(hash: &[u8; 32], bits: u32, params: &ChainParams) -> bool {
+    match derive_target(bits, &params.pow_limit()) {
+        Some(t) => U256::from_le_bytes(hash) <= t,
+        None => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header chain context
+// ---------------------------------------------------------------------------------------------
+
+/// What the header rules need to know about an ancestor block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeaderEntry {
+    pub hash: [u8; 32],
+    pub time: u32,
+    pub bits: u32,
+}
+
+impl HeaderEntry {
+    pub fn of(h: &BlockHeader) -> HeaderEntry {
+        HeaderEntry { hash: h.block_hash(), time: h.time, bits: h.bits }
+    }
+}
+
+/// Median of the timestamps of the block at `height` and its ≤ 10 predecessors
+/// (`GetMedianTimePast`); `chain[i]` is the block at height `i`.
+pub fn median_time_past(chain: &[HeaderEntry], height: u32) -> i64 {
+    let end = height as usize + 1;
+    let start = end.saturating_sub(11);
+    let mut t: Vec<u32> = chain[start..end].iter().map(|e| e.time).collect();
+    t.sort_unstable();
+    t[t.len() / 2] as i64
+}
+
+/// `GetNextWorkRequired` for the block after `chain.last()` with timestamp `new_time`.
+pub fn next_work_required(chain: &[HeaderEntry], new_time: u32, params: &ChainParams) -> u32 {
+    let last_h = chain.len() as u32 - 1;
+    let last = &chain[last_h as usize];
+    let interval = params.difficulty_adjustment_interval();
+    let limit = params.pow_limit_bits;
+    if !(last_h + 1).is_multiple_of(interval) {
+        if params.pow_allow_min_difficulty_blocks {
+            // A block more than 20 minutes after its parent may use the minimum difficulty.
+            if new_time as i64 > last.time as i64 + params.pow_target_spacing * 2 {
+                return limit;
+            }
+            // Otherwise the bits of the last block that was not a min-difficulty exception.
+            let mut i = last_h;
+            while i > 0 && !i.is_multiple_of(interval) && chain[i as usize].bits == limit {
+                i -= 1;
+            }
+            return chain[i as usize].bits;
+        }
+        return last.bits;
+    }
+    let first = &chain[(last_h + 1 - interval) as usize];
+    calculate_next_work_required(last, first, params)
+}
+
+/// `CalculateNextWorkRequired`.
+pub fn calculate_next_work_required(last: &HeaderEntry, first: &HeaderEntry, params: &ChainParams) -> u32 {
+    if params.pow_no_retargeting {
+        return last.bits;
+    }
+    let span = params.pow_target_timespan;
+    let actual = (last.time as i64 - first.time as i64).clamp(span / 4, span * 4);
+    let base = if params.enforce_bip94 { first.bits } else { last.bits };
+    let limit = params.pow_limit();
+    let mut t = U256::from_compact(base).0.mul_u64(actual as u64).div_u64(span as u64);
+    if t > limit {
+        t = limit;
+    }
+    t.to_compact()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn genesis_blocks_hash_to_core_values() {
+        for n in Network::ALL {
+            let p = n.params();
+            let g = p.genesis_block();
+            assert_eq!(g.block_hash(), p.genesis_hash, "{n}");
+            assert!(check_proof_of_work(&g.block_hash(), g.header.bits, p), "{n}");
+        }
+        assert_eq!(
+            crate::encode::display_hex(&MAINNET.genesis_block().header.merkle_root),
+            "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b"
+        );
+    }
+
+    #[test]
+    fn signet_magic_derives_from_its_challenge() {
+        let mut ser = vec![SIGNET_DEFAULT_CHALLENGE.len() as u8];
+        ser.extend_from_slice(SIGNET_DEFAULT_CHALLENGE);
+        assert_eq!(crate::hash::sha256d(&ser)[..4], SIGNET.magic);
+    }
+
+    #[test]
+    fn network_names_round_trip() {
+        for n in Network::ALL {
+            assert_eq!(n.to_string().parse::<Network>(), Ok(n));
+        }
+        assert_eq!("testnet".parse::<Network>(), Ok(Network::Testnet3));
+        assert!("signet2".parse::<Network>().is_err());
+    }
+
+    #[test]
+    fn compact_round_trip_vs_core_cases() {
+        // Core arith_uint256_tests: SetCompact/GetCompact cases.
+        let cases: [(u32, u32, bool, bool); 9] = [
+            (0, 0, false, false),
+            (0x00123456, 0, false, false),
+            (0x01003456, 0, false, false),
+            (0x01123456, 0x01120000, false, false),
+            (0x01fedcba, 0x01fe0000, true, false),
+            (0x04923456, 0x04923456, true, false),
+            (0x05009234, 0x05009234, false, false),
+            (0x20123456, 0x20123456, false, false),
+            (0xff123456, 0, false, true),
+        ];
+        for (bits, back, neg, ovf) in cases {
+            let (t, c) = U256::from_compact(bits);
+            assert_eq!((c.negative, c.overflow), (neg, ovf), "{bits:08x}");
+            if !neg && !ovf {
+                assert_eq!(t.to_compact(), back, "{bits:08x}");
+            }
+        }
+        assert_eq!(MAINNET.pow_limit().to_compact(), 0x1d00ffff);
+        assert_eq!(REGTEST.pow_limit().to_compact(), 0x207fffff);
+    }
+
+    #[test]
+    fn retarget_vs_core_pow_tests() {
+        // Core pow_tests: get_next_work (32256 → 0x1d00d86a), pow limit cap, and the clamps.
+        let c = |t0: u32, t1: u32, bits: u32| {
+            calculate_next_work_required(
+                &HeaderEntry { hash: [0; 32], time: t1, bits },
+                &HeaderEntry { hash: [0; 32], time: t0, bits },
+                &MAINNET,
+            )
+        };
+        assert_eq!(c(1261130161, 1262152739, 0x1d00ffff), 0x1d00d86a);
+        assert_eq!(c(1231006505, 1233061996, 0x1d00ffff), 0x1d00ffff);
+        assert_eq!(c(1279008237, 1279297671, 0x1c05a3f4), 0x1c0168fd);
+        assert_eq!(c(1263163443, 1269211443, 0x1c387f6f), 0x1d00e1fd);
+    }
+
+    /// A chain of `n` headers 600 s apart, all with `bits`.
+    fn synthetic_chain(n: u32, bits: u32) -> Vec<HeaderEntry> {
+        (0..n).map(|i| HeaderEntry { hash: [i as u8; 32], time: 1_700_000_000 + 600 * i, bits }).collect()
+    }
+
+    #[test]
+    fn testnet_min_difficulty_rules() {
+        let bits = 0x1c0fffff;
+        let limit = TESTNET3.pow_limit_bits;
+        let mut c = synthetic_chain(2100, bits);
+        let last = c.last().unwrap().time;
+        // More than 20 minutes after the parent: the pow limit is allowed (and required).
+        assert_eq!(next_work_required(&c, last + 1201, &TESTNET3), limit);
+        assert_eq!(next_work_required(&c, last + 1200, &TESTNET3), bits);
+        // After min-difficulty blocks, a normal block takes the last real difficulty.
+        for e in &mut c[2090..] {
+            e.bits = limit;
+        }
+        assert_eq!(next_work_required(&c, c.last().unwrap().time + 60, &TESTNET3), bits);
+        // Mainnet has no such rule.
+        assert_eq!(next_work_required(&c, last + 5000, &MAINNET), limit);
+        assert_eq!(next_work_required(&synthetic_chain(2100, bits), last + 5000, &MAINNET), bits);
+        // Regtest never retargets.
+        let r = synthetic_chain(2016, 0x207fffff);
+        assert_eq!(next_work_required(&r, r.last().unwrap().time + 1, &REGTEST), 0x207fffff);
+    }
+
+    #[test]
+    fn bip94_retarget_uses_the_first_block_of_the_period() {
+        // A period whose last block is a min-difficulty exception, timespan exactly 2 weeks
+        // (first block at 0, last at 2015 · 600 + 600): testnet3 scales the last block's bits
+        // (the limit), testnet4 the first block's.
+        let bits = 0x1c0fffff;
+        let mut c = synthetic_chain(2016, bits);
+        c[2015].bits = TESTNET3.pow_limit_bits;
+        c[2015].time = c[0].time + 14 * 24 * 3600;
+        let t = c[2015].time + 600;
+        assert_eq!(next_work_required(&c, t, &TESTNET3), TESTNET3.pow_limit_bits);
+        assert_eq!(next_work_required(&c, t, &TESTNET4), bits);
+    }
+
+    #[test]
+    fn subsidy_halvings() {
+        assert_eq!(MAINNET.block_subsidy(0), 50 * COIN);
+        assert_eq!(MAINNET.block_subsidy(209_999), 50 * COIN);
+        assert_eq!(MAINNET.block_subsidy(210_000), 25 * COIN);
+        assert_eq!(MAINNET.block_subsidy(840_000), 3 * COIN + COIN / 8);
+        assert_eq!(MAINNET.block_subsidy(64 * 210_000), 0);
+        assert_eq!(REGTEST.block_subsidy(150), 25 * COIN);
+    }
+
+    #[test]
+    fn script_flag_exceptions() {
+        let bip16 = MAINNET.script_flag_exceptions[0].0;
+        assert_eq!(MAINNET.script_flags(170_060, &bip16), ScriptFlags::NONE);
+        assert_eq!(
+            MAINNET.script_flags(170_061, &[1; 32]),
+            ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT
+        );
+        let tr = MAINNET.script_flag_exceptions[1].0;
+        let f = MAINNET.script_flags(692_261, &tr);
+        assert!(!f.contains(ScriptFlags::TAPROOT));
+        assert!(f.contains(ScriptFlags::NULLDUMMY));
+    }
+}

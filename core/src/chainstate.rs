@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The chain state driven by the replay: blocks are connected one at a time on top of the tip,
+//! with every rule of [`crate::validation`], and the UTXO set, its MuHash, its coin count and
+//! total amount are kept up to date.
+//!
+//! API for drivers (stable names; additions are listed here):
+//!
+//! - [`Chainstate::open`] / [`Chainstate::open_in_memory`] with [`ChainstateOptions`];
+//! - [`Chainstate::connect_block`] → [`ConnectStats`] or [`ChainError`];
+//! - [`Chainstate::flush`], [`Chainstate::tip`], [`Chainstate::summary`] → [`StateSummary`];
+//! - [`Chainstate::set_clock`] (addition): the adjusted time used by `time-too-new`
+//!   (default: the system clock);
+//! - [`Chainstate::params`], [`Chainstate::headers`] (the header chain, for MTP and retarget
+//!   context) and [`Chainstate::coin`] (a UTXO lookup) (additions);
+//! - [`ChainstateOptions::new`] (addition): defaults for a network, to override field by field;
+//! - [`StateSummary`]: `height` and `tip` are `Option`s (`None` before genesis);
+//! - [`crate::validation::check_block_with_spent`] for a single block with its spent coins
+//!   (`&[Coin]`, one per non-coinbase input in block order), returning
+//!   [`crate::validation::BlockCheckSummary`];
+//! - a failing script is rejected as `block-script-verify-flag-failed (<Core error text>)`
+//!   ([`crate::validation::SCRIPT_FAILURE_PREFIX`], Core's wording since v30).
+//!
+//! Consistency: a block that fails leaves the state exactly as before it (the connect step
+//! computes a delta and applies it only when the whole block is valid). A flush writes the
+//! dirty coins, the new headers and the best-block record (height, hash, MuHash state, count,
+//! total amount) in one atomic, synced batch, so reopening after a crash at any moment resumes
+//! at the last flush with exactly the state it had then.
+//!
+//! The genesis block is accepted as the first block and adds no coin (its output is not
+//! spendable, as in Core). `assumevalid`: scripts are not verified for blocks up to and
+//! including the block with that hash; only pass a hash of the chain being replayed (a hash
+//! that never appears turns script checks off for the whole run).
+
+// A rejected block is reported by value (`BlockError`, `ChainError::Invalid(BlockError)`), the
+// shape drivers match on; that path runs once per invalid block, so the size costs nothing.
+#![allow(clippy::result_large_err)]
+
+use crate::backend::Backend;
+use crate::chain::{self, ChainParams, HeaderEntry, Network, BIP34_IMPLIES_BIP30_LIMIT};
+use crate::encode::{display_hex, Block, OutPoint};
+use crate::muhash::MuHash3072;
+use crate::utxo::{muhash_delta, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError};
+use crate::validation::{self, BlockError, CoinSource, ConnectContext, ConnectError};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// How a [`Chainstate`] runs.
+#[derive(Clone, Debug)]
+pub struct ChainstateOptions {
+    pub network: Network,
+    /// Script-check worker threads (≥ 1).
+    pub threads: usize,
+    /// Memory budget of the coins cache in bytes; the cache is flushed when above it.
+    pub dbcache_bytes: usize,
+    /// Signature backend for script checks.
+    pub backend: Backend,
+    /// Skip script checks up to and including this block hash (internal byte order).
+    pub assumevalid: Option<[u8; 32]>,
+    /// Also flush every this many blocks.
+    pub flush_every_blocks: Option<u32>,
+}
+
+impl ChainstateOptions {
+    /// Defaults for `network`: all cores, 450 MiB cache, the detected backend, every script
+    /// checked, flushes only when the cache is full.
+    pub fn new(network: Network) -> ChainstateOptions {
+        ChainstateOptions {
+            network,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            dbcache_bytes: 450 << 20,
+            backend: Backend::detect(),
+            assumevalid: None,
+            flush_every_blocks: None,
+        }
+    }
+}
+
+/// Counts and timings of one connected block.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectStats {
+    pub txs: usize,
+    /// All inputs (the coinbase's included, as Core's `nInputs`).
+    pub inputs: usize,
+    pub sigops_cost: u64,
+    pub fees: i64,
+    pub parse: Duration,
+    pub fetch: Duration,
+    pub scripts: Duration,
+    pub apply: Duration,
+    pub flush: Duration,
+}
+
+/// Why a block could not be connected or the state could not be read or written.
+#[derive(Debug)]
+pub enum ChainError {
+    /// The block breaks a consensus rule; the state is unchanged.
+    Invalid(BlockError),
+    /// The store failed.
+    Store(StoreError),
+    /// The stored state is inconsistent.
+    Corrupt(String),
+}
+
+impl fmt::Display for ChainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChainError::Invalid(e) => e.fmt(f),
+            ChainError::Store(e) => e.fmt(f),
+            ChainError::Corrupt(s) => write!(f, "corrupt chain state: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for ChainError {}
+
+impl From<StoreError> for ChainError {
+    fn from(e: StoreError) -> ChainError {
+        ChainError::Store(e)
+    }
+}
+
+impl From<BlockError> for ChainError {
+    fn from(e: BlockError) -> ChainError {
+        ChainError::Invalid(e)
+    }
+}
+
+/// The state at the tip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateSummary {
+    /// Tip height; `None` before genesis.
+    pub height: Option<u32>,
+    /// Tip hash (internal byte order); `None` before genesis.
+    pub tip: Option<[u8; 32]>,
+    pub utxo_count: u64,
+    /// Sum of all unspent amounts in satoshis.
+    pub total_amount: i64,
+    /// MuHash3072 of the set as Core's `gettxoutsetinfo muhash` prints it (byte-reversed hex).
+    pub muhash: String,
+}
+
+/// The chain state: header chain, UTXO cache over a store, and the set's running summary.
+pub struct Chainstate {
+    params: &'static ChainParams,
+    opts: ChainstateOptions,
+    cache: CoinsCache<Box<dyn Store>>,
+    headers: Vec<HeaderEntry>,
+    /// `headers[..flushed_headers]` are in the store.
+    flushed_headers: usize,
+    muhash: MuHash3072,
+    utxo_count: u64,
+    total_amount: i64,
+    blocks_since_flush: u32,
+    clock: Option<i64>,
+    assumevalid_passed: bool,
+}
+
+fn header_record(e: &HeaderEntry) -> [u8; 40] {
+    let mut r = [0u8; 40];
+    r[..32].copy_from_slice(&e.hash);
+    r[32..36].copy_from_slice(&e.time.to_le_bytes());
+    r[36..].copy_from_slice(&e.bits.to_le_bytes());
+    r
+}
+
+fn header_from_record(r: &[u8; 40]) -> HeaderEntry {
+    HeaderEntry {
+        hash: r[..32].try_into().expect("32"),
+        time: u32::from_le_bytes(r[32..36].try_into().expect("4")),
+        bits: u32::from_le_bytes(r[36..].try_into().expect("4")),
+    }
+}
+
+struct CacheSource<'a>(&'a mut CoinsCache<Box<dyn Store>>);
+
+impl CoinSource for CacheSource<'_> {
+    type Error = StoreError;
+    fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+        self.0.get(op)
+    }
+}
+
+impl Chainstate {
+    fn with_store(store: Box<dyn Store>, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
+        let meta = store.meta()?;
+        let headers: Vec<HeaderEntry> = store.headers()?.iter().map(header_from_record).collect();
+        let (muhash, utxo_count, total_amount) = match &meta {
+            Some(m) => {
+                if headers.len() != m.height as usize + 1 || headers.last().map(|h| h.hash) != Some(m.hash) {
+                    return Err(ChainError::Corrupt(format!(
+                        "best block {} at {} but {} header records",
+                        display_hex(&m.hash),
+                        m.height,
+                        headers.len()
+                    )));
+                }
+                (m.muhash, m.utxo_count, m.total_amount)
+            }
+            None if headers.is_empty() => (MuHash3072::new(), 0, 0),
+            None => return Err(ChainError::Corrupt("header records without a best block".into())),
+        };
+        let params = opts.network.params();
+        if let Some(g) = headers.first() {
+            if g.hash != params.genesis_hash {
+                return Err(ChainError::Corrupt(format!("stored chain is not {}", opts.network)));
+            }
+        }
+        let assumevalid_passed = opts.assumevalid.is_some_and(|a| headers.iter().any(|h| h.hash == a));
+        Ok(Chainstate {
+            params,
+            cache: CoinsCache::new(store, opts.dbcache_bytes),
+            flushed_headers: headers.len(),
+            headers,
+            muhash,
+            utxo_count,
+            total_amount,
+            blocks_since_flush: 0,
+            clock: None,
+            assumevalid_passed,
+            opts,
+        })
+    }
+
+    /// Opens (or creates) the on-disk chain state in `datadir`, resuming from its last flush;
+    /// an empty directory is the state before genesis.
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+    pub fn open(datadir: &std::path::Path, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
+        let store = crate::utxo::DiskStore::open(datadir)?;
+        Chainstate::with_store(Box::new(store), opts)
+    }
+
+    /// Without the `store` feature there is no on-disk store.
+    #[cfg(not(all(feature = "store", not(target_arch = "wasm32"))))]
+    pub fn open(_datadir: &std::path::Path, _opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
+        Err(ChainError::Store(StoreError("built without the `store` feature".into())))
+    }
+
+    /// A chain state over an in-memory store, before genesis.
+    pub fn open_in_memory(opts: ChainstateOptions) -> Chainstate {
+        Chainstate::with_store(Box::new(MemStore::new()), opts).expect("an empty store is consistent")
+    }
+
+    /// Sets the adjusted clock (seconds since the epoch) for the `time-too-new` rule.
+    pub fn set_clock(&mut self, now: i64) {
+        self.clock = Some(now);
+    }
+
+    /// The network's parameters.
+    pub fn params(&self) -> &'static ChainParams {
+        self.params
+    }
+
+    /// Height and hash of the tip.
+    pub fn tip(&self) -> Option<(u32, [u8; 32])> {
+        self.headers.last().map(|h| (self.headers.len() as u32 - 1, h.hash))
+    }
+
+    /// The header chain (`[i]` = block at height i).
+    pub fn headers(&self) -> &[HeaderEntry] {
+        &self.headers
+    }
+
+    /// The unspent coin at `op`.
+    pub fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, ChainError> {
+        Ok(self.cache.get(op)?)
+    }
+
+    /// The state at the tip.
+    pub fn summary(&self) -> StateSummary {
+        let mut m = self.muhash;
+        let mut d = m.finalize();
+        d.reverse();
+        StateSummary {
+            height: self.tip().map(|t| t.0),
+            tip: self.tip().map(|t| t.1),
+            utxo_count: self.utxo_count,
+            total_amount: self.total_amount,
+            muhash: d.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+        })
+    }
+
+    /// Validates `raw_block` on top of the tip and, if valid, connects it.
+    pub fn connect_block(&mut self, raw_block: &[u8]) -> Result<ConnectStats, ChainError> {
+        let t0 = Instant::now();
+        let height = self.headers.len() as u32;
+        let block = Block::from_bytes(raw_block).map_err(|e| {
+            let hash = raw_block.get(..80).map_or([0; 32], crate::hash::sha256d);
+            BlockError { reason: format!("bad-block-decode ({e})"), hash, height, tx: None, input: None }
+        })?;
+        let parse = t0.elapsed();
+        let hash = block.block_hash();
+        let invalid = |r: &str| {
+            ChainError::Invalid(BlockError { reason: r.into(), hash, height, tx: None, input: None })
+        };
+        let mut stats = ConnectStats { txs: block.txdata.len(), parse, ..Default::default() };
+        if self.headers.is_empty() {
+            if hash != self.params.genesis_hash {
+                return Err(invalid("bad-genesis"));
+            }
+            stats.inputs = block.txdata.iter().map(|t| t.inputs.len()).sum();
+            self.headers.push(HeaderEntry::of(&block.header));
+            self.after_connect(&mut stats)?;
+            return Ok(stats);
+        }
+        let tip = self.headers.last().expect("non-empty").hash;
+        if block.header.prev_block != tip {
+            return Err(invalid("prev-blk-not-found"));
+        }
+        let params = self.params;
+        validation::check_block_header(&block.header, &hash, params).map_err(invalid)?;
+        validation::contextual_check_block_header(&block.header, &self.headers, params, self.now())
+            .map_err(|r| invalid(&r))?;
+        let checked = validation::check_block(&block, height, params, self.opts.backend)?;
+        let prev_mtp = chain::median_time_past(&self.headers, height - 1);
+        let cutoff = if height >= params.csv_height { prev_mtp } else { block.header.time as i64 };
+        validation::contextual_check_block(&block, &checked, height, Some(cutoff), params)?;
+
+        let mut enforce_bip30 = !params.is_bip30_repeat(height, &hash);
+        if enforce_bip30
+            && height > params.bip34_height
+            && self.headers[params.bip34_height as usize].hash == params.bip34_hash
+        {
+            enforce_bip30 = false;
+        }
+        enforce_bip30 |= height >= BIP34_IMPLIES_BIP30_LIMIT;
+        let verify_scripts = self.opts.assumevalid.is_none() || self.assumevalid_passed;
+        let headers = &self.headers;
+        let mtp = |h: u32| chain::median_time_past(headers, h);
+        let ctx = ConnectContext {
+            params,
+            height,
+            flags: validation::script_flags(params, height, &hash),
+            mtp: Some(&mtp),
+            enforce_bip30,
+            verify_scripts,
+            threads: self.opts.threads,
+            backend: self.opts.backend,
+        };
+        let out = validation::connect_block(&block, &checked, &ctx, &mut CacheSource(&mut self.cache))
+            .map_err(|e| match e {
+                ConnectError::Invalid(b) => ChainError::Invalid(b),
+                ConnectError::Source(s) => ChainError::Store(s),
+            })?;
+        stats.inputs = out.inputs;
+        stats.sigops_cost = out.sigops_cost;
+        stats.fees = out.fees;
+        stats.fetch = out.fetch;
+        stats.scripts = out.scripts;
+
+        let ta = Instant::now();
+        // Core's two duplicate coinbases overwrite an unspent coin: it leaves the set. Looked up
+        // before anything changes, so a store error leaves the state as it was.
+        let mut overwritten = Vec::new();
+        if params.is_bip30_repeat(height, &hash) {
+            for (op, _) in &out.delta.created {
+                if let Some(old) = self.cache.get(op)? {
+                    overwritten.push((*op, old));
+                }
+            }
+        }
+        let mut delta = muhash_delta(&out.delta.spent, &out.delta.created, self.opts.threads);
+        for (op, old) in &overwritten {
+            delta.remove(&txout_ser(op, old));
+            self.utxo_count -= 1;
+            self.total_amount -= old.out.value;
+        }
+        self.muhash.combine(&delta);
+        for (op, coin) in &out.delta.spent {
+            self.cache.spend(op);
+            self.utxo_count -= 1;
+            self.total_amount -= coin.out.value;
+        }
+        for (op, coin) in out.delta.created {
+            self.utxo_count += 1;
+            self.total_amount += coin.out.value;
+            let cb = coin.coinbase;
+            self.cache.add(op, coin, cb);
+        }
+        self.headers.push(HeaderEntry::of(&block.header));
+        if self.opts.assumevalid == Some(hash) {
+            self.assumevalid_passed = true;
+        }
+        stats.apply = ta.elapsed();
+        self.after_connect(&mut stats)?;
+        Ok(stats)
+    }
+
+    fn after_connect(&mut self, stats: &mut ConnectStats) -> Result<(), ChainError> {
+        self.blocks_since_flush += 1;
+        let periodic = self.opts.flush_every_blocks.is_some_and(|n| self.blocks_since_flush >= n.max(1));
+        if periodic || self.cache.over_budget() {
+            let tf = Instant::now();
+            self.flush()?;
+            stats.flush = tf.elapsed();
+        }
+        Ok(())
+    }
+
+    /// Writes the cache and the best block atomically.
+    pub fn flush(&mut self) -> Result<(), ChainError> {
+        let Some((height, hash)) = self.tip() else { return Ok(()) };
+        let meta = ChainMeta {
+            height,
+            hash,
+            muhash: self.muhash,
+            utxo_count: self.utxo_count,
+            total_amount: self.total_amount,
+        };
+        let headers: Vec<(u32, [u8; 40])> = self.headers[self.flushed_headers..]
+            .iter()
+            .enumerate()
+            .map(|(i, h)| ((self.flushed_headers + i) as u32, header_record(h)))
+            .collect();
+        self.cache.flush(meta, headers)?;
+        self.flushed_headers = self.headers.len();
+        self.blocks_since_flush = 0;
+        Ok(())
+    }
+}

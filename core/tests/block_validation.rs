@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Block validation: real blocks with their spent outputs through `check_block_with_spent`
+//! (coinbase value = subsidy + fees exactly), invalid blocks made by mutating valid regtest
+//! blocks and re-mining them (each rejected with Core's reason and the state unchanged), and
+//! the parallel script check giving the same verdicts for 1..8 threads.
+use fullverify_testkit as common;
+
+use common::harness::{load_block_with_prevouts, PrevoutFormat};
+use common::{decompress_pubkey_native, read_maybe_compressed};
+use fullverify::chain::{self, Network};
+use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
+use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
+use fullverify::utxo::Coin;
+use fullverify::validation::{self, check_block_with_spent, verify_scripts, BackendVerifier};
+use fullverify::Backend;
+use fullverify_testkit::vector_file;
+
+fn block_bytes(b: &Block) -> Vec<u8> {
+    let mut v = b.header.to_bytes().to_vec();
+    fullverify::encode::write_compact_size(&mut v, b.txdata.len() as u64);
+    for t in &b.txdata {
+        t.encode(&mut v, true);
+    }
+    v
+}
+
+fn unframe(b: &[u8]) -> &[u8] {
+    if b.len() > 8 && b[..4] == [0xf9, 0xbe, 0xb4, 0xd9] {
+        let n = u32::from_le_bytes(b[4..8].try_into().unwrap()) as usize;
+        &b[8..8 + n]
+    } else {
+        b
+    }
+}
+
+struct Real {
+    raw: Vec<u8>,
+    spent: Vec<Coin>,
+    height: u32,
+}
+
+fn load_real(block: &str, prevouts: &str, kind: PrevoutFormat, network: &str) -> Option<Real> {
+    let bp = vector_file(block)?;
+    let pp = vector_file(prevouts)?;
+    let raw = unframe(&read_maybe_compressed(&bp)).to_vec();
+    let pre = read_maybe_compressed(&pp);
+    let b = load_block_with_prevouts(&raw, &pre, kind, network, &decompress_pubkey_native).unwrap();
+    // Creation heights and coinbase flags where the format records them (Floresta's JSON);
+    // elsewhere height 0, not coinbase (maturity then holds trivially).
+    let meta: Vec<(u32, bool)> = if kind == PrevoutFormat::SpentUtxosJson {
+        let v: serde_json::Value = serde_json::from_slice(&pre).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["creation_height"].as_u64().unwrap() as u32, e["is_coinbase"].as_bool().unwrap()))
+            .collect()
+    } else {
+        vec![(0, false); b.spent.len()]
+    };
+    let spent = b
+        .spent
+        .into_iter()
+        .zip(meta)
+        .map(|(out, (height, coinbase))| Coin { out, height, coinbase })
+        .collect();
+    Some(Real { raw, spent, height: b.height })
+}
+
+fn check_real(r: &Real, network: Network, hash: &str, n_inputs: usize) {
+    for threads in [1, 2] {
+        let s = check_block_with_spent(&r.raw, &r.spent, r.height, network, threads, Backend::detect())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fullverify::encode::display_hex(&s.hash), hash);
+        assert_eq!(s.inputs, n_inputs);
+        assert_eq!(s.coinbase_value, s.subsidy + s.fees, "coinbase = subsidy + fees");
+        assert!(s.sigops_cost <= validation::MAX_BLOCK_SIGOPS_COST);
+    }
+}
+
+#[test]
+fn mainnet_866342_with_spent() {
+    let Some(r) = load_real(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    assert_eq!(r.height, 866_342);
+    check_real(
+        &r,
+        Network::Mainnet,
+        "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1",
+        7972,
+    );
+    // A wrong spent amount breaks the coinbase balance or a signature: never accepted.
+    let mut bad = r.spent.clone();
+    bad[0].out.value += 1;
+    assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect()).is_err());
+}
+
+#[test]
+fn mainnet_277647_with_spent() {
+    let Some(r) = load_real(
+        "blocks_with_prevouts/mainnet_277647.blk.bz2",
+        "blocks_with_prevouts/mainnet_277647.utxostore.bz2",
+        PrevoutFormat::BtcdUtxostore,
+        "mainnet",
+    ) else {
+        return;
+    };
+    check_real(&r, Network::Mainnet, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 732);
+}
+
+#[test]
+fn testnet3_928816_with_spent() {
+    let Some(r) = load_real(
+        "blocks_with_prevouts/testnet3_928816.block.raw",
+        "blocks_with_prevouts/testnet3_928816.spent_outputs.bin",
+        PrevoutFormat::BcoinUndo,
+        "testnet3",
+    ) else {
+        return;
+    };
+    check_real(
+        &r,
+        Network::Testnet3,
+        "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378",
+        8692,
+    );
+}
+
+/// The same block's scripts with 1..8 threads, repeatedly, with two corrupted inputs: the
+/// verdict is always the lower-indexed failure.
+#[test]
+fn parallel_script_check_is_deterministic() {
+    let Some(r) = load_real(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    let block = Block::from_bytes(&r.raw).unwrap();
+    let flags = Network::Mainnet.params().script_flags(r.height, &block.block_hash());
+    let mut spent: Vec<Vec<TxOut>> = Vec::new();
+    let mut k = 0;
+    for tx in &block.txdata {
+        if tx.is_coinbase() {
+            spent.push(Vec::new());
+        } else {
+            spent.push(r.spent[k..k + tx.inputs.len()].iter().map(|c| c.out.clone()).collect());
+            k += tx.inputs.len();
+        }
+    }
+    let v = BackendVerifier(Backend::detect());
+    assert_eq!(verify_scripts(&block.txdata, &spent, flags, 4, &v), Ok(()));
+    // Corrupt the amount of one input near the end and one in the middle (amounts are signed
+    // by segwit and taproot inputs; pick such inputs).
+    let segwit_input = |t: usize| {
+        let s = &spent[t];
+        (0..s.len())
+            .find(|&i| s[i].script_pubkey.first() == Some(&0x00) || s[i].script_pubkey.first() == Some(&0x51))
+    };
+    let late = (1..block.txdata.len()).rev().find_map(|t| segwit_input(t).map(|i| (t, i))).unwrap();
+    let mid =
+        (block.txdata.len() / 2..block.txdata.len()).find_map(|t| segwit_input(t).map(|i| (t, i))).unwrap();
+    assert!(mid.0 < late.0);
+    spent[late.0][late.1].value += 1;
+    spent[mid.0][mid.1].value += 1;
+    let rounds = fullverify_testkit::test_iters(2);
+    for _ in 0..rounds {
+        for threads in 1..=8 {
+            let f = verify_scripts(&block.txdata, &spent, flags, threads, &v).unwrap_err();
+            assert_eq!((f.tx, f.input), mid, "threads {threads}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invalid blocks from mutated regtest blocks
+// ---------------------------------------------------------------------------------------------
+
+fn regtest_raw() -> Option<Vec<Vec<u8>>> {
+    let p = vector_file("chain/regtest_1-206.blocks.hex.txt")?;
+    let text = String::from_utf8(read_maybe_compressed(&p)).unwrap();
+    let mut v = vec![block_bytes(&Network::Regtest.params().genesis_block())];
+    v.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| hex::decode(l.trim()).unwrap()));
+    Some(v)
+}
+
+/// Recomputes the witness commitment (when `commit`) and the merkle root, then grinds the nonce
+/// until the regtest proof of work holds.
+fn remine(b: &mut Block, commit: bool) {
+    if commit {
+        if let Some(pos) = validation::witness_commitment_index(b) {
+            let mut wtxids: Vec<[u8; 32]> = b.txdata.iter().map(|t| t.wtxid()).collect();
+            wtxids[0] = [0; 32];
+            let root = fullverify::hash::witness_merkle_root(&wtxids).root;
+            let nonce = b.txdata[0].inputs[0].witness[0].clone();
+            let c = fullverify::hash::sha256d(&[&root[..], &nonce[..]].concat());
+            b.txdata[0].outputs[pos].script_pubkey[6..38].copy_from_slice(&c);
+        }
+    }
+    let txids: Vec<[u8; 32]> = b.txdata.iter().map(|t| t.txid()).collect();
+    b.header.merkle_root = fullverify::hash::merkle_root(&txids).root;
+    mine(b);
+}
+
+fn mine(b: &mut Block) {
+    let p = Network::Regtest.params();
+    while !chain::check_proof_of_work(&b.header.block_hash(), b.header.bits, p) {
+        b.header.nonce = b.header.nonce.wrapping_add(1);
+    }
+}
+
+fn expect_reject(cs: &mut Chainstate, b: &Block, reason: &str) {
+    let before = cs.summary();
+    match cs.connect_block(&block_bytes(b)) {
+        Err(ChainError::Invalid(e)) => assert_eq!(e.reason, reason, "{e}"),
+        other => panic!("expected {reason}, got {other:?}"),
+    }
+    assert_eq!(cs.summary(), before, "state changed by a rejected block ({reason})");
+}
+
+#[test]
+fn mutated_regtest_blocks_rejected_with_core_reasons() {
+    let Some(raw) = regtest_raw() else { return };
+    let blocks: Vec<Block> = raw.iter().map(|b| Block::from_bytes(b).unwrap()).collect();
+    // The first block with a segwit spend.
+    let target = blocks
+        .iter()
+        .position(|b| b.txdata.len() > 1 && b.txdata[1..].iter().any(|t| t.has_witness()))
+        .expect("a block with spends");
+    let mut cs = Chainstate::open_in_memory(ChainstateOptions {
+        threads: 2,
+        ..ChainstateOptions::new(Network::Regtest)
+    });
+    for b in &raw[..target] {
+        cs.connect_block(b).unwrap();
+    }
+    let good = blocks[target].clone();
+    let spend_ix = (1..good.txdata.len()).find(|&t| good.txdata[t].has_witness()).unwrap();
+    let mutate = |f: &dyn Fn(&mut Block), commit: bool| {
+        let mut b = good.clone();
+        f(&mut b);
+        remine(&mut b, commit);
+        b
+    };
+    let mut done = Vec::new();
+    let mut case = |cs: &mut Chainstate, name: &str, b: Block, reason: &str| {
+        expect_reject(cs, &b, reason);
+        done.push(name.to_string());
+    };
+
+    // Merkle root that does not match.
+    let mut b = good.clone();
+    b.header.merkle_root[0] ^= 1;
+    mine(&mut b);
+    case(&mut cs, "bad merkle root", b, "bad-txnmrklroot");
+
+    // CVE-2012-2459: the last transaction duplicated keeps the root.
+    let mut b = good.clone();
+    let last = b.txdata.last().unwrap().clone();
+    b.txdata.push(last);
+    remine(&mut b, false);
+    case(&mut cs, "duplicated transaction", b, "bad-txns-duplicate");
+
+    // An input spending the same outpoint twice.
+    let b = mutate(
+        &|b| {
+            let i = b.txdata[spend_ix].inputs[0].clone();
+            b.txdata[spend_ix].inputs.push(i);
+        },
+        true,
+    );
+    case(&mut cs, "duplicate input", b, "bad-txns-inputs-duplicate");
+
+    // Two transactions spending the same coin.
+    let b = mutate(
+        &|b| {
+            let mut t = b.txdata[spend_ix].clone();
+            t.outputs[0].value -= 1;
+            b.txdata.push(t);
+        },
+        true,
+    );
+    case(&mut cs, "double spend", b, "bad-txns-inputs-missingorspent");
+
+    // Spending more than the inputs.
+    let b = mutate(&|b| b.txdata[spend_ix].outputs[0].value += 100 * 100_000_000, true);
+    case(&mut cs, "overspend", b, "bad-txns-in-belowout");
+
+    // An input whose coin does not exist.
+    let b = mutate(&|b| b.txdata[spend_ix].inputs[0].prevout.txid[0] ^= 1, true);
+    case(&mut cs, "missing coin", b, "bad-txns-inputs-missingorspent");
+
+    // Spending the previous block's coinbase (99 confirmations short).
+    let prev_cb = blocks[target - 1].txdata[0].txid();
+    let b = mutate(
+        &|b| {
+            let mut t = b.txdata[spend_ix].clone();
+            t.inputs = vec![TxIn {
+                prevout: OutPoint { txid: prev_cb, vout: 0 },
+                script_sig: Vec::new(),
+                sequence: u32::MAX,
+                witness: Vec::new(),
+            }];
+            t.outputs.truncate(1);
+            t.outputs[0].value = 1000;
+            b.txdata.push(t);
+        },
+        true,
+    );
+    case(&mut cs, "immature coinbase spend", b, "bad-txns-premature-spend-of-coinbase");
+
+    // A signature byte flipped (inside r, so the DER encoding stays valid).
+    let b = mutate(&|b| b.txdata[spend_ix].inputs[0].witness[0][10] ^= 1, true);
+    case(
+        &mut cs,
+        "bad signature",
+        b,
+        "block-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)",
+    );
+
+    // Coinbase claiming one satoshi too many.
+    let b = mutate(&|b| b.txdata[0].outputs[0].value += 1, true);
+    case(&mut cs, "coinbase amount", b, "bad-cb-amount");
+
+    // BIP34 height off by one.
+    let height = target as u32;
+    let b = mutate(
+        &|b| {
+            let s = &mut b.txdata[0].inputs[0].script_sig;
+            let want = validation::bip34_height_push(height);
+            let wrong = validation::bip34_height_push(height + 1);
+            assert!(s.starts_with(&want));
+            s.splice(..want.len(), wrong);
+        },
+        true,
+    );
+    case(&mut cs, "bip34 height", b, "bad-cb-height");
+
+    // Timestamp at the median time past.
+    let mtp = chain::median_time_past(cs.headers(), height - 1);
+    let mut b = good.clone();
+    b.header.time = mtp as u32;
+    mine(&mut b);
+    case(&mut cs, "time too old", b, "time-too-old");
+
+    // Weight above 4M through a large witness item.
+    let b = mutate(&|b| b.txdata[spend_ix].inputs[0].witness.push(vec![0u8; 4_000_000]), true);
+    case(&mut cs, "weight", b, "bad-blk-weight");
+
+    // 20,001 legacy CHECKSIGs in a coinbase output: 80,004 sigop cost.
+    let b =
+        mutate(&|b| b.txdata[0].outputs.push(TxOut { value: 0, script_pubkey: vec![0xac; 20_001] }), true);
+    case(&mut cs, "sigops", b, "bad-blk-sigops");
+
+    // A witness commitment that does not match.
+    let b = mutate(&|b| b.txdata[spend_ix].inputs[0].witness[0][10] ^= 1, false);
+    case(&mut cs, "witness commitment", b, "bad-witness-merkle-match");
+
+    // Wrong difficulty bits.
+    let mut b = good.clone();
+    b.header.bits = 0x207ffffe;
+    mine(&mut b);
+    case(&mut cs, "bits", b, "bad-diffbits");
+
+    eprintln!("rejected: {done:?}");
+    assert!(done.len() >= 13);
+    // The valid block still connects after every rejection.
+    cs.connect_block(&raw[target]).unwrap();
+
+    // With assumevalid at a later block of this chain, scripts below it are not run: the
+    // bad-signature block is accepted, and every other rule still applies.
+    let av = Block::from_bytes(raw.last().unwrap()).unwrap().block_hash();
+    let o = ChainstateOptions { assumevalid: Some(av), ..ChainstateOptions::new(Network::Regtest) };
+    let mut skip = Chainstate::open_in_memory(o);
+    for b in &raw[..target] {
+        skip.connect_block(b).unwrap();
+    }
+    let b = mutate(&|b| b.txdata[0].outputs[0].value += 1, true);
+    expect_reject(&mut skip, &b, "bad-cb-amount");
+    let bad_sig = mutate(&|b| b.txdata[spend_ix].inputs[0].witness[0][10] ^= 1, true);
+    skip.connect_block(&block_bytes(&bad_sig)).unwrap();
+}
+
+/// Script-check wall time on block 866342 for 1, 2, 4, ... threads (a measurement, not a
+/// check: `cargo test --test block_validation -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn script_check_thread_scaling() {
+    let Some(r) = load_real(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    ) else {
+        return;
+    };
+    // FULLVERIFY_SCALING_THREADS=1,2 picks the thread counts (default 1, 2, 4, ... cores).
+    let max = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let counts: Vec<usize> = match std::env::var("FULLVERIFY_SCALING_THREADS") {
+        Ok(s) => s.split(',').map(|x| x.trim().parse().expect("thread count")).collect(),
+        Err(_) => std::iter::successors(Some(1), |t| Some(t * 2)).take_while(|&t| t <= max).collect(),
+    };
+    let reps = fullverify_testkit::test_iters(5);
+    let mut base = 0.0;
+    for t in counts {
+        let mut best = f64::MAX;
+        for _ in 0..reps {
+            let s =
+                check_block_with_spent(&r.raw, &r.spent, r.height, Network::Mainnet, t, Backend::detect())
+                    .unwrap();
+            best = best.min(s.scripts.as_secs_f64());
+        }
+        if base == 0.0 {
+            base = best;
+        }
+        eprintln!(
+            "threads {t:2}: scripts {:8.2} ms (best of {reps}), speedup {:.2}x",
+            best * 1e3,
+            base / best
+        );
+    }
+}
+
+/// BIP30: a block whose transaction would overwrite an unspent coin is rejected where BIP30 is
+/// enforced (a duplicate txid cannot be made on a BIP34 chain, so the coin source claims one).
+#[test]
+fn bip30_overwrite_rejected_when_enforced() {
+    let Some(raw) = regtest_raw() else { return };
+    struct Everything;
+    impl validation::CoinSource for Everything {
+        type Error = ();
+        fn coin(&mut self, _: &OutPoint) -> Result<Option<Coin>, ()> {
+            Ok(Some(Coin { out: TxOut { value: 1, script_pubkey: vec![0x51] }, height: 0, coinbase: false }))
+        }
+    }
+    let p = Network::Regtest.params();
+    let block = Block::from_bytes(&raw[1]).unwrap();
+    let checked = validation::check_block(&block, 1, p, Backend::detect()).unwrap();
+    let mut ctx = validation::ConnectContext {
+        params: p,
+        height: 1,
+        flags: validation::script_flags(p, 1, &checked.hash),
+        mtp: None,
+        enforce_bip30: true,
+        verify_scripts: true,
+        threads: 1,
+        backend: Backend::detect(),
+    };
+    match validation::connect_block(&block, &checked, &ctx, &mut Everything) {
+        Err(validation::ConnectError::Invalid(e)) => {
+            assert_eq!(e.reason, "bad-txns-BIP30");
+            assert_eq!(e.tx.map(|t| t.0), Some(0));
+        }
+        other => panic!("{other:?}"),
+    }
+    ctx.enforce_bip30 = false;
+    assert!(validation::connect_block(&block, &checked, &ctx, &mut Everything).is_ok());
+}

@@ -1,0 +1,809 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `replay`: validates a chain of blocks from genesis (or one block with its spent outputs) with
+//! every rule and every signature, and writes a result packet.
+//!
+//! Pipeline per block: read from the source → parse → context-free and contextual checks →
+//! fetch the spent coins → scripts in parallel → apply to the UTXO cache and MuHash → periodic
+//! crash-consistent flush. The state in `--datadir` survives the process: a later run with the
+//! same datadir resumes after the last flushed block, skipping the blocks of the source that
+//! are already connected.
+//!
+//! Exit codes: 0 success, 1 an invalid block (the state of the last valid block is flushed and
+//! reported), 2 a usage error, 3 a source that cannot be read or a storage failure.
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, ValueEnum};
+use fullverify::chain::Network;
+use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions, StateSummary};
+use fullverify::encode::{display_hex, Block};
+use fullverify::utxo::Coin;
+use fullverify::validation::check_block_with_spent;
+use fullverify::Backend;
+use fullverify_experiments::replay::packet::{bands, file_sha256, resources, BlockRecord, Resources};
+use fullverify_experiments::replay::progress::Progress;
+use fullverify_experiments::replay::source::{self, display_name, RawBlock, Source};
+use fullverify_experiments::replay::spent::{bip34_height, read_spent, SpentFormat};
+use fullverify_experiments::report::{results_dir, Packet};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+const EXIT_INVALID: u8 = 1;
+const EXIT_IO: u8 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SpentFormatArg {
+    Floresta,
+    Bcoin,
+    Btcd,
+    Auto,
+}
+
+/// Validate Bitcoin blocks with every consensus rule and every signature, and write a result
+/// packet (JSON) with the final state, timings and provenance.
+#[derive(Parser, Debug)]
+#[command(
+    name = "replay",
+    version,
+    after_help = "\
+SOURCES (--source KIND PATH):
+  framed FILE        records `magic | u32 LE length | block` with the network's magic, in chain
+                     order; the file may be bzip2-, zstd- or gzip-compressed
+  hex FILE           one hex-encoded block per line, in chain order
+  core-blocks DIR    a Bitcoin Core blocks/ directory: blk*.dat files (xor.dat obfuscation
+                     undone); the most-work chain from genesis is rebuilt from the headers
+  block FILE         one block (raw, framed, or compressed) validated with its spent outputs
+                     from --spent, without a chain
+A chain source that starts at height 1 is preceded by the network's genesis block.
+Without --source: framed $FULLVERIFY_VECTORS/chain/mainnet_0-438.blk.dat (or
+../shared/vectors/chain/mainnet_0-438.blk.dat beside the repository) on mainnet.
+
+EXIT CODES:
+  0 success; 1 an invalid block (the state of the last valid block is flushed and written to
+  the packet); 2 a usage error; 3 a source that cannot be read, or a storage failure."
+)]
+struct Cli {
+    /// Block source: KIND PATH with KIND one of framed, hex, core-blocks, block.
+    #[arg(long, num_args = 2, value_names = ["KIND", "PATH"])]
+    source: Option<Vec<String>>,
+
+    /// Network: mainnet, testnet3 (alias testnet), testnet4, signet, regtest.
+    #[arg(long, default_value = "mainnet", value_parser = parse_network)]
+    network: Network,
+
+    /// Chain-state directory; a later run with the same directory resumes from its last flush.
+    /// Default: a temporary directory, removed at the end.
+    #[arg(long, value_name = "DIR")]
+    datadir: Option<PathBuf>,
+
+    /// Script-check threads. Default: all logical CPUs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+
+    /// UTXO cache budget in MiB; the cache is flushed to the datadir when it is exceeded.
+    #[arg(long, value_name = "MB", default_value_t = 450, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    dbcache: u64,
+
+    /// Also flush the state every N blocks (bounds the work lost to a crash).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    flush_every: Option<u32>,
+
+    /// Stop after connecting the block at this height.
+    #[arg(long, value_name = "H")]
+    stop_height: Option<u32>,
+
+    /// `none` (default: every signature is checked) or a block hash (display hex) up to which
+    /// scripts are not checked; anything but `none` is recorded in the packet.
+    #[arg(long, value_name = "none|HASH", default_value = "none", value_parser = parse_assumevalid)]
+    assumevalid: AssumeValid,
+
+    /// Signature backend: portable, asm, ifma. Default: the best one this CPU runs.
+    #[arg(long, value_parser = parse_backend)]
+    backend: Option<Backend>,
+
+    /// Where to write the packet. Default: results/replay/<run-id>.json in the repository.
+    #[arg(long, value_name = "OUT")]
+    json: Option<PathBuf>,
+
+    /// With `--source block`: the spent outputs of the block's inputs.
+    #[arg(long, value_name = "FILE")]
+    spent: Option<PathBuf>,
+
+    /// With `--source block`: format of --spent.
+    #[arg(long, value_enum, default_value = "auto")]
+    spent_format: SpentFormatArg,
+
+    /// With `--source block`: the block's height. Default: read from the coinbase (BIP34).
+    #[arg(long, value_name = "H")]
+    height: Option<u32>,
+
+    /// No progress display and no summary (errors are still printed).
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct AssumeValid(Option<[u8; 32]>);
+
+fn parse_network(s: &str) -> Result<Network, String> {
+    s.parse::<Network>().map_err(|e| e.to_string())
+}
+
+fn parse_backend(s: &str) -> Result<Backend, String> {
+    // Parsing a `Backend` checks the CPU and the build: the error says what is missing.
+    s.parse::<Backend>().map_err(|e| e.to_string())
+}
+
+fn parse_assumevalid(s: &str) -> Result<AssumeValid, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(AssumeValid(None));
+    }
+    let mut h: [u8; 32] = hex::decode(s)
+        .ok()
+        .and_then(|v| v.try_into().ok())
+        .ok_or_else(|| format!("{s:?} is neither `none` nor a 64-digit block hash"))?;
+    h.reverse();
+    Ok(AssumeValid(Some(h)))
+}
+
+/// Exits with a usage error (code 2) in clap's format.
+fn usage_error(msg: impl std::fmt::Display) -> ! {
+    Cli::command().error(ErrorKind::ValueValidation, msg).exit()
+}
+
+/// The repository root (the parent of this package), fixed at compile time.
+fn repo_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// `$FULLVERIFY_VECTORS/chain/mainnet_0-438.blk.dat`, else the file in `shared/vectors` beside
+/// the repository (or inside it), as the tests look for it.
+fn default_source() -> PathBuf {
+    let rel = Path::new("chain").join("mainnet_0-438.blk.dat");
+    if let Some(v) = std::env::var_os("FULLVERIFY_VECTORS") {
+        return PathBuf::from(v).join(rel);
+    }
+    let root = repo_root();
+    let beside = root.join("..").join("shared").join("vectors").join(&rel);
+    let inside = root.join("shared").join("vectors").join(&rel);
+    if !beside.is_file() && inside.is_file() {
+        inside
+    } else {
+        beside
+    }
+}
+
+/// A temporary state directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Counters of a run.
+#[derive(Default)]
+struct Totals {
+    blocks: u64,
+    txs: u64,
+    inputs: u64,
+    read: Duration,
+    parse: Duration,
+    fetch: Duration,
+    scripts: Duration,
+    apply: Duration,
+    flush: Duration,
+    records: Vec<BlockRecord>,
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn summary_json(s: &StateSummary) -> Value {
+    json!({
+        "height": s.height,
+        "tip": s.tip.map(|h| display_hex(&h)),
+        "utxo_count": s.utxo_count,
+        "total_amount": s.total_amount,
+        "muhash": s.muhash,
+    })
+}
+
+fn binary_sha256() -> Option<String> {
+    std::env::current_exe().ok().and_then(|p| file_sha256(&p).ok())
+}
+
+fn new_packet(cli: &Cli, backend: Backend, threads: usize, kind: &str) -> Packet {
+    let params = json!({
+        "network": cli.network.name(),
+        "source_kind": kind,
+        "dbcache_mb": cli.dbcache,
+        "flush_every": cli.flush_every,
+        "stop_height": cli.stop_height,
+        "resumable_datadir": cli.datadir.is_some(),
+    });
+    let mut p = Packet::new("replay", backend.name(), threads, params);
+    p.set(
+        "binary",
+        json!({
+            "name": "replay",
+            "sha256": binary_sha256(),
+            "rustflags": env!("FULLVERIFY_RUSTFLAGS"),
+        }),
+    );
+    p.set(
+        "assumevalid",
+        json!({ "enabled": cli.assumevalid.0.is_some(), "hash": cli.assumevalid.0.map(|h| display_hex(&h)) }),
+    );
+    p
+}
+
+fn write_packet(cli: &Cli, p: &Packet) -> Result<PathBuf, String> {
+    match &cli.json {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            let mut text = serde_json::to_string_pretty(&p.to_json()).expect("json");
+            text.push('\n');
+            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(path.clone())
+        }
+        None => p.write(&results_dir()).map_err(|e| format!("writing the packet: {e}")),
+    }
+}
+
+fn finish_packet(cli: &Cli, p: &Packet) -> bool {
+    match write_packet(cli, p) {
+        Ok(path) => {
+            if !cli.quiet {
+                eprintln!("packet: {}", path.display());
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            false
+        }
+    }
+}
+
+/// Serializes a block (BIP144 form when it has witnesses).
+fn block_bytes(b: &Block) -> Vec<u8> {
+    let mut v = b.header.to_bytes().to_vec();
+    fullverify::encode::write_compact_size(&mut v, b.txdata.len() as u64);
+    for tx in &b.txdata {
+        v.extend_from_slice(&tx.to_bytes(true));
+    }
+    v
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let threads = cli
+        .threads
+        .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
+    let backend = cli.backend.unwrap_or_else(Backend::detect);
+    let (kind, path) = match &cli.source {
+        Some(v) => (v[0].as_str(), PathBuf::from(&v[1])),
+        None => {
+            if cli.network != Network::Mainnet {
+                usage_error("the default source is mainnet; pass --source for other networks");
+            }
+            let p = default_source();
+            if !p.is_file() {
+                usage_error(format!(
+                    "no --source given and the default source {} is absent (set FULLVERIFY_VECTORS)",
+                    p.display()
+                ));
+            }
+            ("framed", p)
+        }
+    };
+    if kind != "block" && (cli.spent.is_some() || cli.height.is_some()) {
+        usage_error("--spent and --height apply only to --source block");
+    }
+    if kind == "block"
+        && (cli.datadir.is_some()
+            || cli.stop_height.is_some()
+            || cli.flush_every.is_some()
+            || cli.assumevalid.0.is_some())
+    {
+        usage_error("--datadir, --stop-height, --flush-every and --assumevalid apply only to chain sources");
+    }
+    if !matches!(kind, "block" | "framed" | "hex" | "core-blocks") {
+        usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks or block)"));
+    }
+    if !path.exists() {
+        usage_error(format!("source {}: no such file or directory", path.display()));
+    }
+    let code = match kind {
+        "block" => run_block(&cli, &path, threads, backend),
+        "framed" | "hex" | "core-blocks" => run_chain(&cli, kind, &path, threads, backend),
+        other => usage_error(format!("unknown source kind {other:?} (framed, hex, core-blocks or block)")),
+    };
+    ExitCode::from(code)
+}
+
+fn open_source(kind: &str, path: &Path, network: Network) -> Result<Source, source::SourceError> {
+    let params = network.params();
+    match kind {
+        "framed" => source::framed(path, params.magic),
+        "hex" => source::hex_lines(path),
+        _ => source::core_blocks(path, params.magic, params.genesis_hash),
+    }
+}
+
+fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backend) -> u8 {
+    let start = Instant::now();
+    let mut src = match open_source(kind, path, cli.network) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_IO;
+        }
+    };
+    let (datadir, _temp) = match &cli.datadir {
+        Some(d) => (d.clone(), None),
+        None => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let d = std::env::temp_dir().join(format!("fullverify-replay-{}-{nanos}", std::process::id()));
+            (d.clone(), Some(TempDir(d)))
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&datadir) {
+        eprintln!("error: {}: {e}", datadir.display());
+        return EXIT_IO;
+    }
+    let opts = ChainstateOptions {
+        network: cli.network,
+        threads,
+        dbcache_bytes: (cli.dbcache as usize) << 20,
+        backend,
+        assumevalid: cli.assumevalid.0,
+        flush_every_blocks: cli.flush_every,
+    };
+    let t_open = Instant::now();
+    let opened = Chainstate::open(&datadir, opts);
+    let open_s = t_open.elapsed();
+    let mut cs = match opened {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: opening the chain state in {}: {e}", datadir.display());
+            return EXIT_IO;
+        }
+    };
+    let resumed_from = cs.tip();
+    if let (Some((h, _)), false) = (resumed_from, cli.quiet) {
+        eprintln!("replay: resuming after height {h} from {}", datadir.display());
+    }
+    if let (Some(stop), Some((h, _))) = (cli.stop_height, resumed_from) {
+        if h >= stop {
+            eprintln!("replay: the state is already at height {h}, at or past --stop-height {stop}");
+        }
+    }
+    let total = match (resumed_from, src.total) {
+        (None, Some(t)) => Some(cli.stop_height.map_or(t, |s| t.min(u64::from(s) + 1))),
+        _ => None,
+    };
+    let mut progress = Progress::new(total, cli.quiet);
+    let mut packet = new_packet(cli, backend, threads, kind);
+    let mut t = Totals::default();
+    let mut digest = Sha256::new();
+    let mut source_bytes = 0u64;
+    let mut source_blocks = 0u64;
+    // Blocks of the source that are already in the state are skipped until the tip is found.
+    let mut waiting_for_tip = resumed_from.map(|(_, h)| h);
+    let mut failure: Option<(u8, String, Value)> = None;
+    let mut last = Instant::now();
+    loop {
+        if let (Some(stop), Some((h, _))) = (cli.stop_height, cs.tip()) {
+            if h >= stop {
+                break;
+            }
+        }
+        let t_read = Instant::now();
+        let next = src.next();
+        t.read += t_read.elapsed();
+        let raw: RawBlock = match next {
+            None => break,
+            Some(Ok(b)) => b,
+            Some(Err(e)) => {
+                failure = Some((
+                    EXIT_IO,
+                    format!("error: {e}"),
+                    json!({"kind": "source", "message": e.to_string()}),
+                ));
+                break;
+            }
+        };
+        digest.update(&raw.bytes);
+        source_bytes += raw.bytes.len() as u64;
+        source_blocks += 1;
+        if let Some(tip) = waiting_for_tip {
+            if raw.hash() == tip {
+                waiting_for_tip = None;
+                last = Instant::now();
+                continue;
+            }
+            if raw.prev_hash() != tip {
+                continue;
+            }
+            waiting_for_tip = None;
+        }
+        if cs.tip().is_none() && raw.prev_hash() != [0; 32] {
+            // A source that starts at height 1: connect the network's genesis block first.
+            let genesis = block_bytes(&cli.network.params().genesis_block());
+            if let Err(e) = connect(&mut cs, &genesis, &mut t, &mut progress, &mut last) {
+                failure = Some(e);
+                break;
+            }
+        }
+        if let Err(mut e) = connect(&mut cs, &raw.bytes, &mut t, &mut progress, &mut last) {
+            e.1 = format!("{} (source {})", e.1, raw.origin);
+            failure = Some(e);
+            break;
+        }
+    }
+    progress.finish();
+    if failure.is_none() {
+        if let Some(tip) = waiting_for_tip {
+            failure = Some((
+                EXIT_IO,
+                format!(
+                    "error: the source does not contain the state's tip {} (nor its child); is it the same chain?",
+                    display_hex(&tip)
+                ),
+                json!({"kind": "source", "message": "the source does not connect to the state's tip"}),
+            ));
+        }
+    }
+    let t_flush = Instant::now();
+    let flushed = cs.flush();
+    t.flush += t_flush.elapsed();
+    if let Err(e) = flushed {
+        let msg = format!("error: flushing the chain state: {e}");
+        if failure.is_none() {
+            failure = Some((EXIT_IO, msg, json!({"kind": "store", "message": e.to_string()})));
+        } else {
+            eprintln!("{msg}");
+        }
+    }
+    let wall = start.elapsed();
+    let summary = cs.summary();
+    drop(cs);
+    let res = resources(wall);
+    let rate = |x: u64| if wall.as_secs_f64() > 0.0 { x as f64 / wall.as_secs_f64() } else { 0.0 };
+    packet.set(
+        "source",
+        json!({
+            "kind": kind,
+            "path": display_name(path),
+            "blocks_read": source_blocks,
+            "bytes_read": source_bytes,
+            "sha256": hex::encode(digest.finalize()),
+            "resumed_from_height": resumed_from.map(|(h, _)| h),
+        }),
+    );
+    packet.set("tip", summary.tip.map(|h| display_hex(&h)));
+    packet.set("state", summary_json(&summary));
+    packet.set("resources", &res);
+    packet.set(
+        "metrics",
+        json!({
+            "blocks": t.blocks,
+            "txs": t.txs,
+            "inputs": t.inputs,
+            "wall_s": secs(wall),
+            "inputs_per_s": rate(t.inputs),
+            "blocks_per_s": rate(t.blocks),
+            "bands": bands(&t.records),
+        }),
+    );
+    packet.set(
+        "phases",
+        json!({
+            "open_s": secs(open_s),
+            "read_parse_s": secs(t.read + t.parse),
+            "fetch_s": secs(t.fetch),
+            "scripts_s": secs(t.scripts),
+            "apply_s": secs(t.apply),
+            "flush_s": secs(t.flush),
+        }),
+    );
+    let code = match &failure {
+        Some((code, msg, err)) => {
+            eprintln!("{msg}");
+            packet.set("error", err);
+            *code
+        }
+        None => 0,
+    };
+    if !cli.quiet {
+        print_summary(&t, open_s, wall, &summary, &res);
+    }
+    if !finish_packet(cli, &packet) && code == 0 {
+        return EXIT_IO;
+    }
+    code
+}
+
+/// Connects one block and records its numbers; on failure returns (exit code, message,
+/// packet `error`).
+fn connect(
+    cs: &mut Chainstate,
+    bytes: &[u8],
+    t: &mut Totals,
+    progress: &mut Progress,
+    last: &mut Instant,
+) -> Result<(), (u8, String, Value)> {
+    match cs.connect_block(bytes) {
+        Ok(s) => {
+            let height = cs.tip().map_or(0, |(h, _)| h);
+            // The coinbase's single input spends nothing: count the inputs that spend coins.
+            let inputs = s.inputs.saturating_sub(1) as u64;
+            t.blocks += 1;
+            t.txs += s.txs as u64;
+            t.inputs += inputs;
+            t.parse += s.parse;
+            t.fetch += s.fetch;
+            t.scripts += s.scripts;
+            t.apply += s.apply;
+            t.flush += s.flush;
+            let now = Instant::now();
+            t.records.push(BlockRecord {
+                height,
+                txs: s.txs as u32,
+                inputs: inputs as u32,
+                seconds: (now - *last).as_secs_f64(),
+            });
+            *last = now;
+            progress.block(height, inputs);
+            Ok(())
+        }
+        Err(ChainError::Invalid(e)) => {
+            let err = json!({
+                "kind": "invalid-block",
+                "message": e.to_string(),
+                "height": e.height,
+                "hash": display_hex(&e.hash),
+                "reason": e.reason,
+                "tx": e.tx.map(|(i, txid)| json!({"index": i, "txid": display_hex(&txid)})),
+                "input": e.input,
+            });
+            Err((EXIT_INVALID, e.to_string(), err))
+        }
+        Err(e) => Err((EXIT_IO, format!("error: {e}"), json!({"kind": "store", "message": e.to_string()}))),
+    }
+}
+
+fn btc(sat: i64) -> String {
+    format!("{}.{:08}", sat / 100_000_000, (sat % 100_000_000).abs())
+}
+
+fn print_summary(t: &Totals, open_s: Duration, wall: Duration, s: &StateSummary, r: &Resources) {
+    let w = wall.as_secs_f64().max(1e-9);
+    eprintln!(
+        "replay: {} blocks, {} txs, {} inputs in {:.3} s: {:.1} blocks/s, {:.0} inputs/s (user {:.2} s, sys {:.2} s, peak RSS {} MiB)",
+        t.blocks,
+        t.txs,
+        t.inputs,
+        w,
+        t.blocks as f64 / w,
+        t.inputs as f64 / w,
+        r.user_s,
+        r.sys_s,
+        r.peak_rss_bytes >> 20
+    );
+    eprintln!(
+        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s",
+        secs(open_s),
+        secs(t.read + t.parse),
+        secs(t.fetch),
+        secs(t.scripts),
+        secs(t.apply),
+        secs(t.flush)
+    );
+    match (s.height, s.tip) {
+        (Some(h), Some(tip)) => eprintln!(
+            "state: height {h}, tip {}, {} UTXOs, {} BTC, MuHash {}",
+            display_hex(&tip),
+            s.utxo_count,
+            btc(s.total_amount),
+            s.muhash
+        ),
+        _ => eprintln!("state: empty (no block connected)"),
+    }
+}
+
+/// Reads a single block: raw, framed with any network's magic, or compressed.
+fn read_single_block(path: &Path) -> Result<Vec<u8>, String> {
+    let data = source::read_maybe_compressed(path).map_err(|e| e.to_string())?;
+    let magics: Vec<[u8; 4]> = Network::ALL.iter().map(|n| n.params().magic).collect();
+    if data.len() >= 8 && magics.iter().any(|m| data[..4] == m[..]) {
+        let len = u32::from_le_bytes(data[4..8].try_into().expect("4 bytes")) as usize;
+        return data.get(8..8 + len).map(<[u8]>::to_vec).ok_or_else(|| {
+            format!("{}: truncated block record: {} of {len} bytes", display_name(path), data.len() - 8)
+        });
+    }
+    Ok(data)
+}
+
+fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
+    let start = Instant::now();
+    let Some(spent_path) = &cli.spent else { usage_error("--source block needs --spent FILE") };
+    if !spent_path.exists() {
+        usage_error(format!("--spent {}: no such file", spent_path.display()));
+    }
+    let t_read = Instant::now();
+    let raw = match read_single_block(path) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_IO;
+        }
+    };
+    let block = match Block::from_bytes(&raw) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {}: not a block: {e}", display_name(path));
+            return EXIT_IO;
+        }
+    };
+    let format = match cli.spent_format {
+        SpentFormatArg::Floresta => Some(SpentFormat::Floresta),
+        SpentFormatArg::Bcoin => Some(SpentFormat::Bcoin),
+        SpentFormatArg::Btcd => Some(SpentFormat::Btcd),
+        SpentFormatArg::Auto => None,
+    };
+    let read_block_s = t_read.elapsed();
+    let t_spent = Instant::now();
+    let (spent, format) = match read_spent(spent_path, format, &block) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_IO;
+        }
+    };
+    // Reading the block and its spent outputs (decompression and decoding included).
+    let read_s = t_spent.elapsed() + read_block_s;
+    let Some(height) = cli.height.or_else(|| bip34_height(&block)) else {
+        usage_error("the block states no height in its coinbase (before BIP34); pass --height H")
+    };
+    let heights_known = spent.iter().all(|s| s.height.is_some());
+    let coins: Vec<Coin> = spent
+        .into_iter()
+        .map(|s| Coin { out: s.txout, height: s.height.unwrap_or(0), coinbase: s.coinbase.unwrap_or(false) })
+        .collect();
+    let result = check_block_with_spent(&raw, &coins, height, cli.network, threads, backend);
+    let wall = start.elapsed();
+    let res = resources(wall);
+    let mut packet = new_packet(cli, backend, threads, "block");
+    let mut digest = Sha256::new();
+    digest.update(&raw);
+    packet.set(
+        "source",
+        json!({
+            "kind": "block",
+            "path": display_name(path),
+            "blocks_read": 1,
+            "bytes_read": raw.len(),
+            "sha256": hex::encode(digest.finalize()),
+            "spent": {
+                "path": display_name(spent_path),
+                "format": format.name(),
+                "sha256": file_sha256(spent_path).ok(),
+                "heights_known": heights_known,
+            },
+        }),
+    );
+    packet.set("resources", &res);
+    let hash = block.block_hash();
+    packet.set("tip", display_hex(&hash));
+    let code = match result {
+        Ok(s) => {
+            let w = wall.as_secs_f64().max(1e-9);
+            packet.set(
+                "block",
+                json!({
+                    "hash": display_hex(&s.hash),
+                    "height": height,
+                    "txs": s.txs,
+                    "inputs": s.inputs,
+                    "fees": s.fees,
+                    "sigops_cost": s.sigops_cost,
+                    "coinbase_value": s.coinbase_value,
+                    "subsidy": s.subsidy,
+                }),
+            );
+            packet.set(
+                "metrics",
+                json!({
+                    "blocks": 1,
+                    "txs": s.txs,
+                    "inputs": s.inputs,
+                    "wall_s": w,
+                    "inputs_per_s": s.inputs as f64 / w,
+                    "blocks_per_s": 1.0 / w,
+                    "bands": [],
+                }),
+            );
+            packet.set(
+                "phases",
+                json!({
+                    "read_parse_s": secs(read_s + s.parse),
+                    "fetch_s": 0.0,
+                    "checks_s": secs(s.checks),
+                    "scripts_s": secs(s.scripts),
+                    "apply_s": 0.0,
+                    "flush_s": 0.0,
+                }),
+            );
+            if !cli.quiet {
+                eprintln!(
+                    "block {} at height {height}: valid; {} txs, {} inputs, fees {} sat, sigops cost {}",
+                    display_hex(&s.hash),
+                    s.txs,
+                    s.inputs,
+                    s.fees,
+                    s.sigops_cost
+                );
+                eprintln!(
+                    "time: {:.3} s wall ({:.0} inputs/s); parse {:.3} s, checks {:.3} s, scripts {:.3} s, reading block and spent outputs {:.3} s",
+                    w,
+                    s.inputs as f64 / w,
+                    secs(s.parse),
+                    secs(s.checks),
+                    secs(s.scripts),
+                    secs(read_s)
+                );
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            let w = wall.as_secs_f64();
+            let inputs = coins.len();
+            packet.set(
+                "metrics",
+                json!({
+                    "blocks": 0,
+                    "txs": block.txdata.len(),
+                    "inputs": inputs,
+                    "wall_s": w,
+                    "inputs_per_s": 0.0,
+                    "blocks_per_s": 0.0,
+                    "bands": [],
+                }),
+            );
+            packet.set(
+                "phases",
+                json!({"read_parse_s": secs(read_s), "fetch_s": 0.0, "scripts_s": 0.0, "apply_s": 0.0, "flush_s": 0.0}),
+            );
+            packet.set(
+                "error",
+                json!({
+                    "kind": "invalid-block",
+                    "message": e.to_string(),
+                    "height": e.height,
+                    "hash": display_hex(&e.hash),
+                    "reason": e.reason,
+                    "tx": e.tx.map(|(i, txid)| json!({"index": i, "txid": display_hex(&txid)})),
+                    "input": e.input,
+                }),
+            );
+            EXIT_INVALID
+        }
+    };
+    if !finish_packet(cli, &packet) && code == 0 {
+        return EXIT_IO;
+    }
+    code
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Pieces of the replay packet: resource usage, file digests and per-height-band rates.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+/// Time and memory the process used.
+#[derive(Clone, Debug, Serialize)]
+pub struct Resources {
+    /// Wall-clock seconds of the replay.
+    pub wall_s: f64,
+    /// User CPU seconds of the process (all threads).
+    pub user_s: f64,
+    /// System CPU seconds of the process.
+    pub sys_s: f64,
+    /// Peak resident set size in bytes.
+    pub peak_rss_bytes: u64,
+}
+
+/// The process's resource usage so far (`getrusage(RUSAGE_SELF)`).
+pub fn resources(wall: Duration) -> Resources {
+    // SAFETY: `getrusage` fills the zero-initialised struct it is given and reads nothing else.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    // Linux reports ru_maxrss in KiB, macOS in bytes.
+    let unit = if cfg!(target_os = "macos") { 1 } else { 1024 };
+    Resources {
+        wall_s: wall.as_secs_f64(),
+        user_s: secs(ru.ru_utime),
+        sys_s: secs(ru.ru_stime),
+        peak_rss_bytes: (ru.ru_maxrss.max(0) as u64) * unit,
+    }
+}
+
+/// SHA-256 of a file, hex.
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+/// One connected block, as recorded for the band metrics.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRecord {
+    pub height: u32,
+    pub txs: u32,
+    pub inputs: u32,
+    /// Wall time from the end of the previous block to the end of this one (read included).
+    pub seconds: f64,
+}
+
+/// Rates over a contiguous range of heights.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Band {
+    pub from_height: u32,
+    pub to_height: u32,
+    pub blocks: u64,
+    pub txs: u64,
+    pub inputs: u64,
+    pub seconds: f64,
+    pub blocks_per_s: f64,
+    pub inputs_per_s: f64,
+}
+
+/// Splits the run into at most 20 bands of equal block count; bands longer than 10,000
+/// blocks are rounded up to a multiple of 10,000.
+pub fn bands(records: &[BlockRecord]) -> Vec<Band> {
+    if records.is_empty() {
+        return Vec::new();
+    }
+    let n = records.len();
+    let mut size = n.div_ceil(20);
+    if size > 10_000 {
+        size = size.div_ceil(10_000) * 10_000;
+    }
+    records
+        .chunks(size)
+        .map(|c| {
+            let seconds: f64 = c.iter().map(|r| r.seconds).sum();
+            let inputs: u64 = c.iter().map(|r| u64::from(r.inputs)).sum();
+            let rate = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
+            Band {
+                from_height: c[0].height,
+                to_height: c[c.len() - 1].height,
+                blocks: c.len() as u64,
+                txs: c.iter().map(|r| u64::from(r.txs)).sum(),
+                inputs,
+                seconds,
+                blocks_per_s: rate(c.len() as f64),
+                inputs_per_s: rate(inputs as f64),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_cover_every_block_once() {
+        for n in [1usize, 7, 20, 21, 439, 250_000] {
+            let recs: Vec<BlockRecord> =
+                (0..n).map(|i| BlockRecord { height: i as u32, txs: 1, inputs: 2, seconds: 0.5 }).collect();
+            let b = bands(&recs);
+            assert!(b.len() <= 20, "{n}: {} bands", b.len());
+            assert_eq!(b.iter().map(|x| x.blocks).sum::<u64>(), n as u64);
+            assert_eq!(b[0].from_height, 0);
+            assert_eq!(b.last().unwrap().to_height, n as u32 - 1);
+            assert_eq!(b[0].blocks_per_s, 2.0);
+            assert_eq!(b[0].inputs_per_s, 4.0);
+        }
+    }
+
+    #[test]
+    fn resources_are_plausible() {
+        let r = resources(Duration::from_millis(5));
+        assert!(r.peak_rss_bytes > 1 << 20);
+        assert!(r.user_s >= 0.0 && r.sys_s >= 0.0);
+    }
+}

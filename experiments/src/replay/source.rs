@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Block sources: raw blocks in chain order, each with the file and byte offset it came from.
+//!
+//! - [`framed`]: `magic | u32 LE length | block` records (Bitcoin Core's `blk*.dat` record
+//!   layout), optionally bzip2-, zstd- or gzip-compressed (detected by the file's first bytes);
+//!   runs of zero bytes between or after records are skipped as padding.
+//! - [`hex_lines`]: one hex-encoded block per line.
+//! - [`core_blocks`]: a Bitcoin Core `blocks/` directory. Every `blk*.dat` file is scanned
+//!   (XOR-de-obfuscated with the 8-byte key of `xor.dat` when present: byte `i` of a file is
+//!   XORed with `key[i % 8]`), the headers are linked by their previous-block hashes from the
+//!   genesis block, and the chain with the most work is replayed, so files whose blocks are
+//!   out of order (as Core writes them) are read correctly.
+//!
+//! Offsets in messages are byte offsets in the file as stored; for a compressed file they are
+//! offsets in the decompressed stream, and the message says so.
+
+use fullverify::hash::sha256d;
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Largest serialized block that can be valid: the weight limit caps a block at 4,000,000 bytes.
+pub const MAX_BLOCK_BYTES: u32 = 4_000_000;
+
+/// Where a block came from, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// File name as given (or relative to the blocks directory).
+    pub file: String,
+    /// Byte offset of the record (its magic) or the line number for hex sources.
+    pub offset: u64,
+    /// `true` when `offset` counts bytes of the decompressed stream.
+    pub decompressed: bool,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.decompressed { "decompressed byte" } else { "byte" };
+        write!(f, "{} at {what} {}", self.file, self.offset)
+    }
+}
+
+/// One block as read.
+#[derive(Clone, Debug)]
+pub struct RawBlock {
+    /// The serialized block.
+    pub bytes: Vec<u8>,
+    /// Where it was read.
+    pub origin: Origin,
+}
+
+impl RawBlock {
+    /// The block hash (internal byte order), from the first 80 bytes.
+    pub fn hash(&self) -> [u8; 32] {
+        sha256d(&self.bytes[..80.min(self.bytes.len())])
+    }
+
+    /// The previous block's hash as stated in the header.
+    pub fn prev_hash(&self) -> [u8; 32] {
+        let mut h = [0u8; 32];
+        if self.bytes.len() >= 36 {
+            h.copy_from_slice(&self.bytes[4..36]);
+        }
+        h
+    }
+}
+
+/// A source that cannot be read.
+#[derive(Debug)]
+pub enum SourceError {
+    /// The file or directory cannot be opened or read.
+    Io { path: String, error: io::Error },
+    /// The bytes are not what the format requires.
+    Corrupt { at: Origin, what: String },
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceError::Io { path, error } => write!(f, "{path}: {error}"),
+            SourceError::Corrupt { at, what } => write!(f, "{at}: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+/// A stream of blocks in chain order.
+pub struct Source {
+    /// `framed`, `hex` or `core-blocks`.
+    pub kind: &'static str,
+    /// The file or directory name as shown in messages and packets.
+    pub name: String,
+    /// Number of blocks, when known in advance.
+    pub total: Option<u64>,
+    blocks: Box<dyn Iterator<Item = Result<RawBlock, SourceError>>>,
+}
+
+impl Iterator for Source {
+    type Item = Result<RawBlock, SourceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.blocks.next()
+    }
+}
+
+/// File name for messages and packets: the path as given when relative, else the file name.
+pub fn display_name(path: &Path) -> String {
+    if path.is_relative() {
+        path.display().to_string()
+    } else {
+        path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+fn io_err(path: &str) -> impl FnOnce(io::Error) -> SourceError + '_ {
+    move |error| SourceError::Io { path: path.to_string(), error }
+}
+
+/// Compression detected from a file's first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Bzip2,
+    Zstd,
+    Gzip,
+}
+
+/// Detects the compression of a stream from its first bytes.
+pub fn detect_compression(head: &[u8]) -> Compression {
+    if head.starts_with(b"BZh") {
+        Compression::Bzip2
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else {
+        Compression::None
+    }
+}
+
+/// Opens a file, transparently decompressing bzip2, zstd or gzip.
+pub fn open_maybe_compressed(path: &Path) -> Result<(Box<dyn Read>, Compression), SourceError> {
+    let name = display_name(path);
+    let mut f = BufReader::with_capacity(1 << 20, File::open(path).map_err(io_err(&name))?);
+    let head = f.fill_buf().map_err(io_err(&name))?.to_vec();
+    let c = detect_compression(&head);
+    let r: Box<dyn Read> = match c {
+        Compression::None => Box::new(f),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(f)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(f).map_err(io_err(&name))?),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(f)),
+    };
+    Ok((r, c))
+}
+
+/// Reads a whole file, decompressing it if needed.
+pub fn read_maybe_compressed(path: &Path) -> Result<Vec<u8>, SourceError> {
+    let (mut r, _) = open_maybe_compressed(path)?;
+    let mut v = Vec::new();
+    r.read_to_end(&mut v).map_err(io_err(&display_name(path)))?;
+    Ok(v)
+}
+
+/// Reads up to `buf.len()` bytes; returns how many were read (short only at end of stream).
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Parses `magic | len | block` records from a byte stream.
+pub struct FramedReader<R: Read> {
+    inner: R,
+    magic: [u8; 4],
+    file: String,
+    decompressed: bool,
+    pos: u64,
+    /// A byte read ahead while skipping padding.
+    pending: Option<u8>,
+    done: bool,
+}
+
+impl<R: Read> FramedReader<R> {
+    /// A reader of records with network magic `magic`.
+    pub fn new(inner: R, magic: [u8; 4], file: String, decompressed: bool) -> Self {
+        FramedReader { inner, magic, file, decompressed, pos: 0, pending: None, done: false }
+    }
+
+    fn origin(&self, offset: u64) -> Origin {
+        Origin { file: self.file.clone(), offset, decompressed: self.decompressed }
+    }
+
+    fn corrupt(&self, offset: u64, what: String) -> SourceError {
+        SourceError::Corrupt { at: self.origin(offset), what }
+    }
+
+    fn read_into(&mut self, buf: &mut [u8]) -> Result<usize, SourceError> {
+        let mut n = 0;
+        if let (Some(b), false) = (self.pending, buf.is_empty()) {
+            buf[0] = b;
+            self.pending = None;
+            n = 1;
+        }
+        let k = read_full(&mut self.inner, &mut buf[n..]).map_err(|error| SourceError::Io {
+            path: format!("{} (near byte {})", self.file, self.pos),
+            error,
+        })?;
+        self.pos += (n + k) as u64;
+        Ok(n + k)
+    }
+
+    /// Skips zero bytes; `false` at end of stream.
+    fn skip_padding(&mut self) -> Result<bool, SourceError> {
+        loop {
+            let mut b = [0u8; 1];
+            if self.read_into(&mut b)? == 0 {
+                return Ok(false);
+            }
+            if b[0] != 0 {
+                self.pending = Some(b[0]);
+                self.pos -= 1;
+                return Ok(true);
+            }
+        }
+    }
+
+    /// The next record: `(offset of its magic, payload)`.
+    pub fn next_record(&mut self) -> Result<Option<(u64, Vec<u8>)>, SourceError> {
+        if self.done || !self.skip_padding()? {
+            self.done = true;
+            return Ok(None);
+        }
+        let start = self.pos;
+        let mut head = [0u8; 8];
+        let n = self.read_into(&mut head)?;
+        if n < 8 {
+            self.done = true;
+            return Err(self.corrupt(start, format!("truncated record header ({n} of 8 bytes)")));
+        }
+        if head[..4] != self.magic {
+            self.done = true;
+            return Err(self.corrupt(
+                start,
+                format!(
+                    "expected network magic {}, found {}",
+                    hex::encode(self.magic),
+                    hex::encode(&head[..4])
+                ),
+            ));
+        }
+        let len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+        if !(80..=MAX_BLOCK_BYTES).contains(&len) {
+            self.done = true;
+            return Err(self.corrupt(start, format!("record length {len} is not a possible block size")));
+        }
+        let mut block = vec![0u8; len as usize];
+        let got = self.read_into(&mut block)?;
+        if got < block.len() {
+            self.done = true;
+            return Err(self.corrupt(start, format!("truncated block record: {got} of {len} bytes")));
+        }
+        Ok(Some((start, block)))
+    }
+}
+
+impl<R: Read> Iterator for FramedReader<R> {
+    type Item = Result<RawBlock, SourceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_record() {
+            Ok(Some((offset, bytes))) => Some(Ok(RawBlock { bytes, origin: self.origin(offset) })),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// Counts the records of an uncompressed framed file by seeking over them (no block is read).
+fn count_records(path: &Path, magic: [u8; 4]) -> Option<u64> {
+    let mut f = BufReader::new(File::open(path).ok()?);
+    let len = f.seek(SeekFrom::End(0)).ok()?;
+    f.seek(SeekFrom::Start(0)).ok()?;
+    let mut pos = 0u64;
+    let mut n = 0u64;
+    while pos + 8 <= len {
+        let mut head = [0u8; 8];
+        f.read_exact(&mut head).ok()?;
+        if head == [0; 8] {
+            break;
+        }
+        if head[..4] != magic {
+            return None;
+        }
+        let l = u64::from(u32::from_le_bytes(head[4..].try_into().ok()?));
+        pos += 8 + l;
+        f.seek(SeekFrom::Start(pos)).ok()?;
+        n += 1;
+    }
+    Some(n)
+}
+
+/// A framed file (`magic | len | block` records), possibly compressed.
+pub fn framed(path: &Path, magic: [u8; 4]) -> Result<Source, SourceError> {
+    let name = display_name(path);
+    let (r, c) = open_maybe_compressed(path)?;
+    let total = if c == Compression::None { count_records(path, magic) } else { None };
+    let reader = FramedReader::new(r, magic, name.clone(), c != Compression::None);
+    Ok(Source { kind: "framed", name, total, blocks: Box::new(reader) })
+}
+
+/// One hex block per line (blank lines are skipped); the offset of a block is its line number.
+pub fn hex_lines(path: &Path) -> Result<Source, SourceError> {
+    let name = display_name(path);
+    let text = read_maybe_compressed(path)?;
+    let text = String::from_utf8(text).map_err(|e| SourceError::Corrupt {
+        at: Origin { file: name.clone(), offset: e.utf8_error().valid_up_to() as u64, decompressed: false },
+        what: "not UTF-8 text".into(),
+    })?;
+    let mut blocks = Vec::new();
+    let mut offset = 0u64;
+    for line in text.split_inclusive('\n') {
+        let at = Origin { file: name.clone(), offset, decompressed: false };
+        offset += line.len() as u64;
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        match hex::decode(l) {
+            Ok(bytes) if bytes.len() >= 80 => blocks.push(Ok(RawBlock { bytes, origin: at })),
+            Ok(bytes) => {
+                blocks.push(Err(SourceError::Corrupt {
+                    at,
+                    what: format!("{} bytes is too short for a block", bytes.len()),
+                }));
+                break;
+            }
+            Err(e) => {
+                blocks.push(Err(SourceError::Corrupt { at, what: format!("bad hex: {e}") }));
+                break;
+            }
+        }
+    }
+    let total = Some(blocks.iter().filter(|b| b.is_ok()).count() as u64);
+    Ok(Source { kind: "hex", name, total, blocks: Box::new(blocks.into_iter()) })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bitcoin Core blocks directory
+// ---------------------------------------------------------------------------------------------
+
+/// XORs `buf`, which starts at byte `offset` of its file, with the 8-byte key.
+pub fn xor_at(buf: &mut [u8], offset: u64, key: &[u8; 8]) {
+    if key == &[0; 8] {
+        return;
+    }
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b ^= key[((offset + i as u64) % 8) as usize];
+    }
+}
+
+/// Lists the records of one (obfuscated) block file without reading the blocks: the offset of
+/// each record's magic, its length and its de-obfuscated 80-byte header. Zero bytes between
+/// and after records are padding.
+fn scan_headers(
+    path: &Path,
+    name: &str,
+    magic: [u8; 4],
+    key: &[u8; 8],
+) -> Result<Vec<(u64, u32, [u8; 80])>, SourceError> {
+    let f = File::open(path).map_err(io_err(name))?;
+    let file_len = f.metadata().map_err(io_err(name))?.len();
+    let mut r = BufReader::with_capacity(1 << 16, f);
+    let corrupt = |offset: u64, what: String| SourceError::Corrupt {
+        at: Origin { file: name.to_string(), offset, decompressed: false },
+        what,
+    };
+    let mut out = Vec::new();
+    let mut pos = 0u64;
+    loop {
+        let mut first = [0u8; 1];
+        loop {
+            if pos >= file_len {
+                return Ok(out);
+            }
+            r.read_exact(&mut first).map_err(io_err(name))?;
+            xor_at(&mut first, pos, key);
+            if first[0] != 0 {
+                break;
+            }
+            pos += 1;
+        }
+        let start = pos;
+        if file_len - start < 8 {
+            return Err(corrupt(start, format!("truncated record header ({} of 8 bytes)", file_len - start)));
+        }
+        let mut head = [first[0], 0, 0, 0, 0, 0, 0, 0];
+        r.read_exact(&mut head[1..]).map_err(io_err(name))?;
+        xor_at(&mut head[1..], start + 1, key);
+        if head[..4] != magic {
+            return Err(corrupt(
+                start,
+                format!("expected network magic {}, found {}", hex::encode(magic), hex::encode(&head[..4])),
+            ));
+        }
+        let len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+        if !(80..=MAX_BLOCK_BYTES).contains(&len) {
+            return Err(corrupt(start, format!("record length {len} is not a possible block size")));
+        }
+        if file_len - start - 8 < u64::from(len) {
+            return Err(corrupt(
+                start,
+                format!("truncated block record: {} of {len} bytes", file_len - start - 8),
+            ));
+        }
+        let mut header = [0u8; 80];
+        r.read_exact(&mut header).map_err(io_err(name))?;
+        xor_at(&mut header, start + 8, key);
+        r.seek_relative(i64::from(len) - 80).map_err(io_err(name))?;
+        pos = start + 8 + u64::from(len);
+        out.push((start, len, header));
+    }
+}
+
+/// Work represented by a header's compact target: about 2^256 / (target + 1), as Core's
+/// `GetBlockProof`, computed in 128 bits (saturating; exact for every real difficulty).
+pub fn header_work(bits: u32) -> u128 {
+    let exp = bits >> 24;
+    let mant = u128::from(bits & 0x007f_ffff);
+    if mant == 0 || bits & 0x0080_0000 != 0 {
+        return 0;
+    }
+    // target = mant * 256^(exp - 3); work ≈ 2^(256 - 8(exp-3)) / mant.
+    let shift = 256i64 - 8 * (i64::from(exp) - 3);
+    if shift <= 0 {
+        return 1;
+    }
+    let shift = shift as u32;
+    if shift <= 127 {
+        ((1u128 << shift) / mant).max(1)
+    } else {
+        let base = (1u128 << 127) / mant;
+        let extra = shift - 127;
+        if base.leading_zeros() <= extra {
+            u128::MAX
+        } else {
+            base << extra
+        }
+    }
+}
+
+struct Located {
+    prev: [u8; 32],
+    work: u128,
+    file: usize,
+    /// Offset of the payload (after magic and length).
+    offset: u64,
+    len: u32,
+}
+
+/// The files of a blocks directory, sorted by their number.
+fn blk_files(dir: &Path) -> Result<Vec<PathBuf>, SourceError> {
+    let name = display_name(dir);
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .map_err(io_err(&name))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let f = e.file_name().to_string_lossy().into_owned();
+            let num = f.strip_prefix("blk")?.strip_suffix(".dat")?.parse::<u64>().ok()?;
+            Some((num, e.path()))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(SourceError::Io {
+            path: name,
+            error: io::Error::new(io::ErrorKind::NotFound, "no blk*.dat files"),
+        });
+    }
+    Ok(files.into_iter().map(|(_, p)| p).collect())
+}
+
+/// A Bitcoin Core blocks directory: the most-work chain from `genesis` found in its files.
+pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Source, SourceError> {
+    let dir_name = display_name(dir);
+    let key: [u8; 8] = match std::fs::read(dir.join("xor.dat")) {
+        Ok(k) if k.len() == 8 => k.try_into().expect("8 bytes"),
+        Ok(k) => {
+            return Err(SourceError::Corrupt {
+                at: Origin { file: format!("{dir_name}/xor.dat"), offset: 0, decompressed: false },
+                what: format!("{} bytes, expected an 8-byte key", k.len()),
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => [0; 8],
+        Err(error) => return Err(SourceError::Io { path: format!("{dir_name}/xor.dat"), error }),
+    };
+    let files = blk_files(dir)?;
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| format!("{dir_name}/{}", p.file_name().unwrap_or_default().to_string_lossy()))
+        .collect();
+    let mut index: HashMap<[u8; 32], Located> = HashMap::new();
+    let mut children: HashMap<[u8; 32], Vec<[u8; 32]>> = HashMap::new();
+    for (fi, path) in files.iter().enumerate() {
+        for (offset, len, header) in scan_headers(path, &names[fi], magic, &key)? {
+            let hash = sha256d(&header);
+            if index.contains_key(&hash) {
+                continue;
+            }
+            let prev: [u8; 32] = header[4..36].try_into().expect("32 bytes");
+            let bits = u32::from_le_bytes(header[72..76].try_into().expect("4 bytes"));
+            index.insert(hash, Located { prev, work: header_work(bits), file: fi, offset: offset + 8, len });
+            children.entry(prev).or_default().push(hash);
+        }
+    }
+    if !index.contains_key(&genesis) {
+        return Err(SourceError::Corrupt {
+            at: Origin { file: dir_name, offset: 0, decompressed: false },
+            what: format!(
+                "the genesis block {} of this network is not in the directory",
+                display_hash(&genesis)
+            ),
+        });
+    }
+    // Cumulative work from genesis, breadth first; the first header to reach the maximum wins.
+    let mut best = (index[&genesis].work, genesis);
+    let mut total_work: HashMap<[u8; 32], u128> = HashMap::new();
+    total_work.insert(genesis, index[&genesis].work);
+    let mut queue = std::collections::VecDeque::from([genesis]);
+    while let Some(h) = queue.pop_front() {
+        let w = total_work[&h];
+        if w > best.0 {
+            best = (w, h);
+        }
+        for c in children.get(&h).into_iter().flatten() {
+            total_work.insert(*c, w.saturating_add(index[c].work));
+            queue.push_back(*c);
+        }
+    }
+    let mut chain = vec![best.1];
+    while *chain.last().expect("non-empty") != genesis {
+        chain.push(index[chain.last().expect("non-empty")].prev);
+    }
+    chain.reverse();
+    let locs: Vec<(usize, u64, u32)> =
+        chain.iter().map(|h| (index[h].file, index[h].offset, index[h].len)).collect();
+    let total = Some(locs.len() as u64);
+    let mut open: Option<(usize, File)> = None;
+    let blocks = locs.into_iter().map(move |(fi, offset, len)| {
+        if open.as_ref().is_none_or(|(i, _)| *i != fi) {
+            open = Some((fi, File::open(&files[fi]).map_err(io_err(&names[fi]))?));
+        }
+        let f = &mut open.as_mut().expect("opened").1;
+        let mut bytes = vec![0u8; len as usize];
+        f.seek(SeekFrom::Start(offset)).map_err(io_err(&names[fi]))?;
+        f.read_exact(&mut bytes).map_err(|_| SourceError::Corrupt {
+            at: Origin { file: names[fi].clone(), offset: offset - 8, decompressed: false },
+            what: "block record changed or truncated since it was indexed".into(),
+        })?;
+        xor_at(&mut bytes, offset, &key);
+        Ok(RawBlock {
+            bytes,
+            origin: Origin { file: names[fi].clone(), offset: offset - 8, decompressed: false },
+        })
+    });
+    Ok(Source { kind: "core-blocks", name: dir_name, total, blocks: Box::new(blocks) })
+}
+
+/// A hash in display order (byte-reversed hex), as block explorers and Core print it.
+pub fn display_hash(h: &[u8; 32]) -> String {
+    let mut r = *h;
+    r.reverse();
+    hex::encode(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(magic: [u8; 4], payload: &[u8]) -> Vec<u8> {
+        let mut v = magic.to_vec();
+        v.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        v.extend_from_slice(payload);
+        v
+    }
+
+    #[test]
+    fn framed_records_with_padding_and_truncation() {
+        let m = [0xfa, 0xbf, 0xb5, 0xda];
+        let a = vec![1u8; 81];
+        let b = vec![2u8; 90];
+        let mut data = record(m, &a);
+        data.extend_from_slice(&[0; 5]);
+        data.extend_from_slice(&record(m, &b));
+        data.extend_from_slice(&[0; 16]);
+        let got: Vec<_> = FramedReader::new(&data[..], m, "f".into(), false).collect();
+        assert_eq!(got.len(), 2);
+        let g1 = got[1].as_ref().unwrap();
+        assert_eq!((g1.bytes.clone(), g1.origin.offset), (b.clone(), 94));
+        // Cut inside the second block.
+        let cut = &data[..94 + 8 + 40];
+        let got: Vec<_> = FramedReader::new(cut, m, "f.dat".into(), false).collect();
+        let e = got[1].as_ref().unwrap_err().to_string();
+        assert_eq!(e, "f.dat at byte 94: truncated block record: 40 of 90 bytes");
+        // Wrong magic.
+        let got: Vec<_> = FramedReader::new(&data[..], [0xf9, 0xbe, 0xb4, 0xd9], "g".into(), false).collect();
+        assert!(got[0].as_ref().unwrap_err().to_string().contains("expected network magic f9beb4d9"));
+    }
+
+    #[test]
+    fn xor_by_file_offset() {
+        let key = [1, 2, 3, 4, 5, 6, 7, 8];
+        let data: Vec<u8> = (0..40).collect();
+        let mut whole = data.clone();
+        xor_at(&mut whole, 0, &key);
+        let mut tail = data[13..].to_vec();
+        xor_at(&mut tail, 13, &key);
+        assert_eq!(&whole[13..], &tail[..]);
+        xor_at(&mut whole, 0, &key);
+        assert_eq!(whole, data);
+    }
+
+    #[test]
+    fn scan_of_an_obfuscated_block_file() {
+        let m = [0xf9, 0xbe, 0xb4, 0xd9];
+        let key = [9, 8, 7, 6, 5, 4, 3, 2];
+        let (a, b) = ((0..100u8).collect::<Vec<_>>(), vec![3u8; 120]);
+        let mut data = record(m, &a);
+        data.extend_from_slice(&[0; 3]);
+        data.extend_from_slice(&record(m, &b));
+        data.extend_from_slice(&[0; 64]);
+        let mut file = data.clone();
+        xor_at(&mut file, 0, &key);
+        let path = std::env::temp_dir().join(format!("fv-scan-{}.dat", std::process::id()));
+        std::fs::write(&path, &file).unwrap();
+        let got = scan_headers(&path, "blk00000.dat", m, &key).unwrap();
+        assert_eq!(got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(0, 100), (111, 120)]);
+        assert_eq!(&got[0].2[..], &a[..80]);
+        assert_eq!(&got[1].2[..], &b[..80]);
+        // Cut inside the second record.
+        std::fs::write(&path, &file[..111 + 8 + 90]).unwrap();
+        let e = scan_headers(&path, "blk00000.dat", m, &key).unwrap_err().to_string();
+        assert_eq!(e, "blk00000.dat at byte 111: truncated block record: 90 of 120 bytes");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn work_of_compact_targets() {
+        // Difficulty 1 (mainnet genesis): 2^256 / (0xffff * 2^208 + 1) = 0x100010001.
+        assert_eq!(header_work(0x1d00ffff), 0x1_0001_0001);
+        // Regtest's minimum difficulty: 2, as Core's GetBlockProof.
+        assert_eq!(header_work(0x207fffff), 2);
+        assert!(header_work(0x1b0404cb) > header_work(0x1d00ffff));
+        assert_eq!(header_work(0x1d800000), 0);
+    }
+}

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The `replay` binary end to end: every source kind, resume and crash-resume against an
+//! uninterrupted run, invalid blocks, corrupt sources and bad command lines; every packet is
+//! validated against `results/schema/replay.schema.json`.
+//!
+//! Tests that need the external vectors skip with a message when they are absent, and fail
+//! instead when `FULLVERIFY_REQUIRE_VECTORS=1`.
+
+use fullverify_testkit::{test_seed, vector_file, SplitMix64};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
+
+const BIN: &str = env!("CARGO_BIN_EXE_replay");
+
+/// A vector file, or `None` (skip) when absent; a failure under `FULLVERIFY_REQUIRE_VECTORS=1`.
+fn vector(rel: &str) -> Option<PathBuf> {
+    let p = vector_file(rel);
+    if p.is_none() && std::env::var("FULLVERIFY_REQUIRE_VECTORS").is_ok_and(|v| v == "1") {
+        panic!("FULLVERIFY_REQUIRE_VECTORS=1 but {rel} is absent");
+    }
+    p
+}
+
+/// A fresh scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("fv-replay-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn schema_validator() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/schema/replay.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn assert_valid_packet(packet: &Value) {
+    let v = schema_validator();
+    let errors: Vec<String> =
+        v.iter_errors(packet).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "packet does not match the schema:\n{}\n{packet:#}", errors.join("\n"));
+}
+
+/// Runs the binary with `args` and `--json <scratch>/<tag>.json --quiet`; returns the output
+/// and the packet, if one was written.
+fn replay(scratch: &Scratch, tag: &str, args: &[&str]) -> (Output, Option<Value>) {
+    let json = scratch.path(&format!("{tag}.json"));
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .arg("--quiet")
+        .stdin(Stdio::null())
+        .output()
+        .expect("replay runs");
+    let packet =
+        std::fs::read_to_string(&json).ok().map(|t| serde_json::from_str(&t).expect("packet is JSON"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "replay panicked: {stderr}");
+    (out, packet)
+}
+
+fn ok_packet(scratch: &Scratch, tag: &str, args: &[&str]) -> Value {
+    let (out, packet) = replay(scratch, tag, args);
+    assert!(
+        out.status.success(),
+        "replay {args:?} failed with {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p = packet.expect("a packet was written");
+    assert_valid_packet(&p);
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn mainnet_0_438_from_genesis() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let sc = Scratch::new("m438");
+    let p = ok_packet(&sc, "full", &["--source", "framed", s(&file), "--network", "mainnet"]);
+    assert_eq!(p["state"]["height"], 438);
+    assert_eq!(p["state"]["utxo_count"], 443);
+    assert_eq!(p["state"]["total_amount"], 2_190_000_000_000i64);
+    assert_eq!(p["metrics"]["blocks"], 439);
+    // Seven transactions spend coins, one input each (heights 170..248).
+    assert_eq!(p["metrics"]["inputs"], 7);
+    assert_eq!(p["assumevalid"]["enabled"], false);
+    assert_eq!(p["source"]["path"], "mainnet_0-438.blk.dat");
+    assert_eq!(p["tip"], "0000000025c6b644f8add734be7e666fa4afa43ca0204d623a0c0b1fd2104c7a");
+    // Without --source the binary replays the same file.
+    let d = ok_packet(&sc, "default", &[]);
+    assert_eq!(d["state"], p["state"]);
+    assert_eq!(d["source"]["sha256"], p["source"]["sha256"]);
+}
+
+#[test]
+fn btcd_bz2_subset_matches_the_bitcoinj_file() {
+    let (Some(bz2), Some(full)) =
+        (vector("chain/mainnet_1-255.blk.bz2"), vector("chain/mainnet_0-438.blk.dat"))
+    else {
+        return;
+    };
+    let sc = Scratch::new("bz2");
+    let a = ok_packet(&sc, "bz2", &["--source", "framed", s(&bz2)]);
+    let b = ok_packet(&sc, "cut", &["--source", "framed", s(&full), "--stop-height", "255"]);
+    assert_eq!(a["state"]["height"], 255);
+    assert_eq!(a["state"], b["state"]);
+    // 255 blocks from the file plus the genesis block prepended.
+    assert_eq!(a["metrics"]["blocks"], 256);
+    assert_eq!(a["source"]["blocks_read"], 255);
+}
+
+#[test]
+fn regtest_hex_file() {
+    let Some(file) = vector("chain/regtest_1-206.blocks.hex.txt") else { return };
+    let sc = Scratch::new("regtest");
+    let p = ok_packet(&sc, "rt", &["--source", "hex", s(&file), "--network", "regtest"]);
+    assert_eq!(p["state"]["height"], 206);
+    assert!(p["metrics"]["inputs"].as_u64().unwrap() >= 26);
+}
+
+#[test]
+fn single_blocks_with_spent_outputs() {
+    let sc = Scratch::new("blocks");
+    let cases = [
+        (
+            "mainnet_866342.block.zst",
+            "mainnet_866342.spent_utxos.json.zst",
+            "mainnet",
+            866_342,
+            7972,
+            "floresta",
+        ),
+        ("mainnet_277647.blk.bz2", "mainnet_277647.utxostore.bz2", "mainnet", 277_647, 732, "btcd"),
+        (
+            "testnet3_928816.block.raw",
+            "testnet3_928816.spent_outputs.bin",
+            "testnet3",
+            928_816,
+            8692,
+            "bcoin",
+        ),
+    ];
+    for (block, spent, net, height, inputs, format) in cases {
+        let (Some(b), Some(sp)) = (
+            vector(&format!("blocks_with_prevouts/{block}")),
+            vector(&format!("blocks_with_prevouts/{spent}")),
+        ) else {
+            return;
+        };
+        let h = height.to_string();
+        let p = ok_packet(
+            &sc,
+            block,
+            &["--source", "block", s(&b), "--spent", s(&sp), "--network", net, "--height", &h],
+        );
+        assert_eq!(p["block"]["height"], height);
+        assert_eq!(p["block"]["inputs"], inputs);
+        assert_eq!(p["metrics"]["inputs"], inputs);
+        assert_eq!(p["source"]["spent"]["format"], format);
+        assert!(p.get("error").is_none());
+    }
+    // The height comes from the coinbase when not given (BIP34).
+    if let (Some(b), Some(sp)) = (
+        vector("blocks_with_prevouts/mainnet_866342.block.zst"),
+        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
+    ) {
+        let p = ok_packet(&sc, "bip34", &["--source", "block", s(&b), "--spent", s(&sp), "--threads", "1"]);
+        assert_eq!(p["block"]["height"], 866_342);
+        // One spent output changed: the block is rejected with exit code 1.
+        let json =
+            String::from_utf8(fullverify_experiments::replay::source::read_maybe_compressed(&sp).unwrap())
+                .unwrap();
+        let mut v: Value = serde_json::from_str(&json).unwrap();
+        let old = v[0]["txout"]["value"].as_i64().unwrap();
+        v[0]["txout"]["value"] = (old + 1).into();
+        let bad = sc.path("bad_spent.json");
+        std::fs::write(&bad, v.to_string()).unwrap();
+        let (out, packet) = replay(&sc, "badspent", &["--source", "block", s(&b), "--spent", s(&bad)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("invalid block at height 866342 ("), "{err}");
+        let p = packet.unwrap();
+        assert_valid_packet(&p);
+        assert_eq!(p["error"]["kind"], "invalid-block");
+    }
+}
+
+/// Framed records of a file, as `(offset, payload)`.
+fn records(data: &[u8]) -> Vec<(usize, Vec<u8>)> {
+    let mut v = Vec::new();
+    let mut pos = 0;
+    while pos + 8 <= data.len() {
+        let len = u32::from_le_bytes(data[pos + 4..pos + 8].try_into().unwrap()) as usize;
+        v.push((pos, data[pos + 8..pos + 8 + len].to_vec()));
+        pos += 8 + len;
+    }
+    v
+}
+
+fn frame(magic: &[u8], payload: &[u8]) -> Vec<u8> {
+    [magic, &(payload.len() as u32).to_le_bytes(), payload].concat()
+}
+
+#[test]
+fn core_blocks_dir_shuffled_across_two_xored_files() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let data = std::fs::read(&file).unwrap();
+    let magic = &data[..4];
+    let mut blocks: Vec<Vec<u8>> = records(&data).into_iter().map(|(_, b)| b).collect();
+    assert_eq!(blocks.len(), 439);
+    let mut rng = SplitMix64(test_seed());
+    // A stale branch of five blocks off height 100 (changed nonces, so new hashes and no valid
+    // proof of work): less work than the main chain, so it must not be chosen.
+    let chain: Vec<Vec<u8>> = records(&data).into_iter().map(|(_, b)| b).collect();
+    let mut prev = fullverify::hash::sha256d(&chain[100][..80]);
+    for b in &chain[101..106] {
+        let mut f = b.clone();
+        f[4..36].copy_from_slice(&prev);
+        f[76] ^= 0x5a;
+        prev = fullverify::hash::sha256d(&f[..80]);
+        blocks.push(f);
+    }
+    // Fisher-Yates shuffle, then two files with zero padding between and after records.
+    for i in (1..blocks.len()).rev() {
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        blocks.swap(i, j);
+    }
+    let key: [u8; 8] = rng.next_u64().to_le_bytes();
+    let sc = Scratch::new("coredir");
+    let dir = sc.path("blocks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let split = 150 + (rng.next_u64() % 100) as usize;
+    for (name, part) in [("blk00000.dat", &blocks[..split]), ("blk00001.dat", &blocks[split..])] {
+        let mut f = Vec::new();
+        for b in part {
+            f.extend_from_slice(&frame(magic, b));
+            if rng.next_u64().is_multiple_of(4) {
+                f.extend(std::iter::repeat_n(0u8, (rng.next_u64() % 9) as usize));
+            }
+        }
+        f.extend(std::iter::repeat_n(0u8, 4096));
+        for (i, b) in f.iter_mut().enumerate() {
+            *b ^= key[i % 8];
+        }
+        std::fs::write(dir.join(name), f).unwrap();
+    }
+    std::fs::write(dir.join("xor.dat"), key).unwrap();
+    // Files that are not block files are ignored.
+    std::fs::write(dir.join("rev00000.dat"), b"undo").unwrap();
+    let a = ok_packet(&sc, "dir", &["--source", "core-blocks", s(&dir)]);
+    let b = ok_packet(&sc, "file", &["--source", "framed", s(&file)]);
+    assert_eq!(a["state"], b["state"]);
+    assert_eq!(a["state"]["height"], 438);
+    assert_eq!(a["source"]["kind"], "core-blocks");
+    // The blocks read are the chain's, in chain order: same digest as the framed file's.
+    assert_eq!(a["source"]["sha256"], b["source"]["sha256"]);
+}
+
+#[test]
+fn resume_after_stop_height_equals_one_run() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let sc = Scratch::new("resume");
+    let d = sc.path("state");
+    let whole = ok_packet(&sc, "whole", &["--source", "framed", s(&file)]);
+    let first = ok_packet(
+        &sc,
+        "first",
+        &["--source", "framed", s(&file), "--datadir", s(&d), "--stop-height", "200"],
+    );
+    assert_eq!(first["state"]["height"], 200);
+    assert_eq!(first["metrics"]["blocks"], 201);
+    let second = ok_packet(&sc, "second", &["--source", "framed", s(&file), "--datadir", s(&d)]);
+    assert_eq!(second["source"]["resumed_from_height"], 200);
+    assert_eq!(second["metrics"]["blocks"], 238);
+    assert_eq!(second["state"], whole["state"]);
+    // A third run has nothing left to do and reports the same state.
+    let third = ok_packet(&sc, "third", &["--source", "framed", s(&file), "--datadir", s(&d)]);
+    assert_eq!(third["metrics"]["blocks"], 0);
+    assert_eq!(third["state"], whole["state"]);
+}
+
+#[test]
+fn crash_resume_matches_an_uninterrupted_run() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let sc = Scratch::new("crash");
+    let args = ["--source", "framed", s(&file), "--flush-every", "1"];
+    let t = Instant::now();
+    let whole = ok_packet(&sc, "whole", &args);
+    let full_time = t.elapsed();
+    let d = sc.path("state");
+    let mut rng = SplitMix64(test_seed() ^ 0xc4a5);
+    let mut killed_mid_run = 0;
+    for round in 0..6 {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .args(["--datadir", s(&d), "--quiet", "--json"])
+            .arg(sc.path(&format!("kill{round}.json")))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let wait = full_time.mul_f64((rng.next_u64() % 1000) as f64 / 1000.0 * 0.6);
+        std::thread::sleep(wait);
+        if child.try_wait().unwrap().is_none() {
+            killed_mid_run += 1;
+        }
+        // `Child::kill` sends SIGKILL on Unix: no destructor or flush runs.
+        let _ = child.kill();
+        child.wait().unwrap();
+    }
+    eprintln!(
+        "crash-resume: {killed_mid_run} of 6 runs killed before they finished (full run {full_time:?})"
+    );
+    let resumed = ok_packet(&sc, "resumed", &[&args[..], &["--datadir", s(&d)]].concat());
+    assert_eq!(resumed["state"], whole["state"]);
+    assert_eq!(resumed["state"]["muhash"], whole["state"]["muhash"]);
+}
+
+#[test]
+fn invalid_block_stops_with_the_last_valid_state_flushed() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let data = std::fs::read(&file).unwrap();
+    let recs = records(&data);
+    // Block 300 with one byte of its coinbase scriptSig changed: the merkle root no longer matches.
+    let mut bad = recs[300].1.clone();
+    bad[80 + 1 + 4 + 1 + 36 + 1 + 2] ^= 0x01;
+    let mut out = Vec::new();
+    for (i, (_, b)) in recs.iter().enumerate() {
+        out.extend_from_slice(&frame(&data[..4], if i == 300 { &bad } else { b }));
+    }
+    let sc = Scratch::new("invalid");
+    let corrupt = sc.path("corrupt.blk");
+    std::fs::write(&corrupt, out).unwrap();
+    let d = sc.path("state");
+    let (o, packet) = replay(&sc, "bad", &["--source", "framed", s(&corrupt), "--datadir", s(&d)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let line = err.lines().find(|l| l.starts_with("invalid block")).expect("an invalid-block line");
+    assert!(line.starts_with("invalid block at height 300 ("), "{line}");
+    assert!(line.contains("bad-txnmrklroot"), "{line}");
+    let p = packet.unwrap();
+    assert_valid_packet(&p);
+    assert_eq!(p["state"]["height"], 299);
+    assert_eq!(p["error"]["height"], 300);
+    assert_eq!(p["error"]["reason"], "bad-txnmrklroot");
+    // The flushed state resumes with the good file to the same end as one clean run.
+    let good = ok_packet(&sc, "good", &["--source", "framed", s(&file), "--datadir", s(&d)]);
+    let clean = ok_packet(&sc, "clean", &["--source", "framed", s(&file)]);
+    assert_eq!(good["source"]["resumed_from_height"], 299);
+    assert_eq!(good["state"], clean["state"]);
+}
+
+#[test]
+fn truncated_and_corrupt_sources_name_file_and_offset() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let data = std::fs::read(&file).unwrap();
+    let recs = records(&data);
+    let (off, _) = recs[120];
+    let sc = Scratch::new("trunc");
+    let cut = sc.path("cut.blk");
+    std::fs::write(&cut, &data[..off + 8 + 50]).unwrap();
+    let (o, packet) = replay(&sc, "cut", &["--source", "framed", s(&cut)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains(&format!("cut.blk at byte {off}: truncated block record")), "{err}");
+    let p = packet.unwrap();
+    assert_valid_packet(&p);
+    assert_eq!(p["state"]["height"], 119);
+    assert_eq!(p["error"]["kind"], "source");
+    // Garbage where a record should start.
+    let mut garbled = data[..recs[10].0].to_vec();
+    garbled.extend_from_slice(b"not a block record");
+    let g = sc.path("garbled.blk");
+    std::fs::write(&g, garbled).unwrap();
+    let (o, _) = replay(&sc, "garbled", &["--source", "framed", s(&g)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("garbled.blk at byte {}: expected network magic f9beb4d9", recs[10].0)),
+        "{err}"
+    );
+    // A bad hex line names its byte offset.
+    let h = sc.path("blocks.hex");
+    std::fs::write(&h, format!("{}\nzz\n", hex::encode(&recs[0].1))).unwrap();
+    let (o, _) = replay(&sc, "hex", &["--source", "hex", s(&h)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains(&format!("blocks.hex at byte {}: bad hex", recs[0].1.len() * 2 + 1)), "{err}");
+}
+
+#[test]
+fn bad_command_lines_exit_2_with_a_message() {
+    let sc = Scratch::new("cli");
+    let missing = sc.path("missing.blk");
+    let scratch_file = sc.path("present.blk");
+    std::fs::write(&scratch_file, [0u8; 100]).unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--threads", "0"], "--threads"),
+        (vec!["--threads", "many"], "--threads"),
+        (vec!["--network", "moon"], "unknown network"),
+        (vec!["--network", "regtest"], "the default source is mainnet"),
+        (vec!["--backend", "quantum"], "--backend"),
+        (vec!["--assumevalid", "xyz"], "neither `none` nor a 64-digit block hash"),
+        (vec!["--source", "tape", "x"], "unknown source kind"),
+        (vec!["--source", "framed"], "--source"),
+        (vec!["--source", "framed", s(&missing)], "no such file"),
+        (vec!["--no-such-option"], "--no-such-option"),
+        (vec!["--height", "5"], "apply only to --source block"),
+        (vec!["--source", "block", s(&scratch_file), "--stop-height", "3"], "apply only to chain sources"),
+        (vec!["--dbcache", "0"], "--dbcache"),
+    ];
+    for (args, needle) in cases {
+        let out = Command::new(BIN).args(&args).stdin(Stdio::null()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // --help documents every option and exits 0.
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for opt in [
+        "--source",
+        "--network",
+        "--datadir",
+        "--threads",
+        "--dbcache",
+        "--flush-every",
+        "--stop-height",
+        "--assumevalid",
+        "--backend",
+        "--json",
+        "--spent",
+        "--spent-format",
+        "--height",
+        "--quiet",
+        "core-blocks",
+    ] {
+        assert!(help.contains(opt), "--help does not mention {opt}");
+    }
+    // A backend this CPU cannot run is refused with a reason, not used.
+    for b in fullverify::BackendKind::ALL.iter().filter(|b| !b.is_supported()) {
+        let out = Command::new(BIN).args(["--backend", b.name()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run on this CPU"));
+    }
+}
+
+#[test]
+fn assumevalid_is_recorded() {
+    let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
+    let sc = Scratch::new("av");
+    let tip = "0000000025c6b644f8add734be7e666fa4afa43ca0204d623a0c0b1fd2104c7a";
+    let p = ok_packet(&sc, "av", &["--source", "framed", s(&file), "--assumevalid", tip]);
+    assert_eq!(p["assumevalid"]["enabled"], true);
+    assert_eq!(p["assumevalid"]["hash"], tip);
+    assert_eq!(p["state"]["height"], 438);
+}
