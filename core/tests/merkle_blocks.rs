@@ -81,7 +81,7 @@ fn duplicated_tail_is_mutated_with_the_same_root() {
     let Some(path) = vector_file("core/block413567.raw") else { return };
     let block = Block::from_bytes(&common::read_maybe_compressed(&path)).unwrap();
     let mut txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
-    if txids.len() % 2 == 0 {
+    if txids.len().is_multiple_of(2) {
         txids.pop(); // make the count odd so that duplicating the tail is the attack
     }
     let honest = merkle_root_with(Backend::detect(), &txids);

@@ -15,6 +15,10 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
+/// `internal + tweak·G` as (x-only output key, odd parity): the taproot tweak a harness needs,
+/// supplied by the caller so the same runner checks libsecp256k1 and fullverify's own layer.
+pub type TweakFn = dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool);
+
 /// Pass/fail counts with failure messages.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -165,10 +169,7 @@ pub struct ScriptTest {
 
 /// Parses one row of script_tests.json (`None` for comment rows). `tweak` computes the
 /// taproot output key for the `#TAPROOTOUTPUT#` placeholder.
-pub fn parse_script_test(
-    row: &Value,
-    tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
-) -> Result<Option<ScriptTest>, String> {
+pub fn parse_script_test(row: &Value, tweak: &TweakFn) -> Result<Option<ScriptTest>, String> {
     let arr = row.as_array().ok_or("row not an array")?;
     if arr.len() < 4 {
         return Ok(None);
@@ -234,11 +235,7 @@ fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: F, v: &V) -> Resul
 /// Core's `script_tests`: the expected error by name under the given flags, then 16 random
 /// flag perturbations that must not change the verdict (removing flags from a passing test,
 /// adding flags to a failing one).
-pub fn run_script_tests<V: SigVerifier>(
-    json: &Value,
-    v: &V,
-    tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
-) -> Outcome {
+pub fn run_script_tests<V: SigVerifier>(json: &Value, v: &V, tweak: &TweakFn) -> Outcome {
     let mut out = Outcome::default();
     let mut rng = crate::SplitMix64(0x5c41_7e57);
     for row in json.as_array().into_iter().flatten() {
@@ -537,11 +534,7 @@ pub fn run_bip143(json: &Value) -> Outcome {
 
 /// BIP341 wallet vectors: every leaf hash, merkle root, tweak, tweaked key, control block and
 /// script pubkey; every key-path sighash with its intermediaries.
-pub fn run_bip341_wallet<V: SigVerifier>(
-    json: &Value,
-    tweak: &dyn Fn(&[u8; 32], &[u8; 32]) -> ([u8; 32], bool),
-    v: &V,
-) -> Outcome {
+pub fn run_bip341_wallet<V: SigVerifier>(json: &Value, tweak: &TweakFn, v: &V) -> Outcome {
     use fullverify::script::interpreter::{tapbranch_hash, tapleaf_hash, taptweak_hash};
     let mut out = Outcome::default();
     // scriptPubKey cases.

@@ -98,10 +98,10 @@ fn table() -> &'static CombTable {
         let mut e = Vec::with_capacity(64);
         for i in 0..64 {
             let mut row = [(F::ZERO, F::ONE); 16];
-            for j in 1..16 {
+            for (j, slot) in row.iter_mut().enumerate().skip(1) {
                 let k = i * 15 + (j - 1);
                 let a = jac[k].to_ge_zinv(&zs[k]);
-                row[j] = (a.x, a.y);
+                *slot = (a.x, a.y);
             }
             e.push(row);
         }

@@ -107,6 +107,8 @@ fn divsteps_62_var(mut eta: i64, f0: u64, g0: u64, t: &mut Trans) -> i64 {
 }
 
 /// (d, e) ← (t·(d, e)) / 2^62 mod M, keeping both in (−2M, M).
+// Indexes d, e and the modulus limbs together, as libsecp256k1's `update_de_62` does.
+#[allow(clippy::needless_range_loop)]
 fn update_de_62(d: &mut Signed62, e: &mut Signed62, t: &Trans, mi: &ModInfo) {
     let (u, v, q, r) = (t.u, t.v, t.q, t.r);
     let sd = d.0[4] >> 63;

@@ -118,6 +118,8 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
         }
     }
 
+    // The condition keeps the shape of Core's `CheckLockTime` so the two read side by side.
+    #[allow(clippy::nonminimal_bool)]
     pub(super) fn check_locktime(&self, lock: i64) -> bool {
         let tx = self.ctx.tx;
         let tx_lock = tx.lock_time as i64;
@@ -134,6 +136,8 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
         tx.inputs[self.n_in].sequence != SEQUENCE_FINAL
     }
 
+    // The condition keeps the shape of Core's `CheckSequence` so the two read side by side.
+    #[allow(clippy::nonminimal_bool)]
     pub(super) fn check_sequence(&self, seq: i64) -> bool {
         let tx = self.ctx.tx;
         let tx_seq = tx.inputs[self.n_in].sequence as i64;

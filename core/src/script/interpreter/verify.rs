@@ -118,7 +118,7 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
         let stack = &stack[..stack.len() - 2];
         if control.len() < TAPROOT_CONTROL_BASE_SIZE
             || control.len() > TAPROOT_CONTROL_MAX_SIZE
-            || (control.len() - TAPROOT_CONTROL_BASE_SIZE) % TAPROOT_CONTROL_NODE_SIZE != 0
+            || !(control.len() - TAPROOT_CONTROL_BASE_SIZE).is_multiple_of(TAPROOT_CONTROL_NODE_SIZE)
         {
             return Err(ScriptError::TaprootWrongControlSize);
         }
