@@ -66,6 +66,9 @@ SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 cargo run -q --release -p fullverify-experiments --bin hashbench -- --quick --out "$SCRATCH/results"
 cargo run -q --release -p fullverify-experiments --bin sigbench -- --quick --out "$SCRATCH/results"
+# The main job as the README's first command runs it (default source), packet into scratch.
+mkdir -p "$SCRATCH/results/replay"
+cargo run -q --release -p fullverify-experiments --bin replay -- --json "$SCRATCH/results/replay/smoke.json"
 
 step "python: build the extension, pytest, mypy"
 (cd py && maturin develop --release -q)

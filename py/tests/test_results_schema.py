@@ -44,6 +44,11 @@ def test_packet_fits_schema(path: Path) -> None:
     packet = json.loads(path.read_text())
     jsonschema.validate(packet, SCHEMA)
     assert path.parent.name == packet["experiment"]
+    # An experiment with a schema of its own (results/schema/<experiment>.schema.json) must
+    # also fit that one.
+    own = ROOT / "results" / "schema" / f"{packet['experiment']}.schema.json"
+    if own.is_file():
+        jsonschema.validate(packet, json.loads(own.read_text()))
     for arm in arms(packet):
         jsonschema.validate(arm, {"$ref": "#/$defs/arm", "$defs": SCHEMA["$defs"]})
         s = arm["stats"]
