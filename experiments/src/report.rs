@@ -85,10 +85,13 @@ impl Machine {
     }
 }
 
-/// Git revision of the working tree and whether it has uncommitted changes.
+/// Git revision of the source tree the binary was built from, and whether that tree has
+/// uncommitted changes.
 pub fn git_state() -> (String, bool) {
+    // Ask the source tree this binary was built from, wherever it is run from.
+    let tree = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let rev = Command::new("git")
-        .args(["rev-parse", "HEAD"])
+        .args(["-C", tree, "rev-parse", "HEAD"])
         .output()
         .ok()
         .filter(|o| o.status.success())
@@ -96,7 +99,7 @@ pub fn git_state() -> (String, bool) {
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "unknown".into());
     let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        .args(["-C", tree, "status", "--porcelain", "--untracked-files=no"])
         .output()
         .ok()
         .filter(|o| o.status.success())
