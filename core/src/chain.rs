@@ -815,6 +815,31 @@ mod tests {
     }
 
     #[test]
+    fn script_flags_by_height() {
+        let base = ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT;
+        let all = base
+            | ScriptFlags::DERSIG
+            | ScriptFlags::CHECKLOCKTIMEVERIFY
+            | ScriptFlags::CHECKSEQUENCEVERIFY
+            | ScriptFlags::NULLDUMMY;
+        let x = [7; 32];
+        assert_eq!(MAINNET.script_flags(0, &x), base);
+        assert_eq!(MAINNET.script_flags(363_724, &x), base);
+        assert_eq!(MAINNET.script_flags(363_725, &x), base | ScriptFlags::DERSIG);
+        assert_eq!(
+            MAINNET.script_flags(419_328, &x),
+            base | ScriptFlags::DERSIG | ScriptFlags::CHECKLOCKTIMEVERIFY | ScriptFlags::CHECKSEQUENCEVERIFY
+        );
+        assert_eq!(MAINNET.script_flags(481_824, &x), all);
+        assert_eq!(MAINNET.script_flags(866_342, &x), all);
+        assert_eq!(TESTNET3.script_flags(834_623, &x), all - ScriptFlags::NULLDUMMY);
+        assert_eq!(TESTNET3.script_flags(834_624, &x), all);
+        assert_eq!(REGTEST.script_flags(0, &x), base | ScriptFlags::NULLDUMMY);
+        assert_eq!(REGTEST.script_flags(1, &x), all);
+        assert_eq!(TESTNET4.script_flags(1, &x), all);
+    }
+
+    #[test]
     fn script_flag_exceptions() {
         let bip16 = MAINNET.script_flag_exceptions[0].0;
         assert_eq!(MAINNET.script_flags(170_060, &bip16), ScriptFlags::NONE);
