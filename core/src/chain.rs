@@ -32,10 +32,15 @@ use core::fmt;
 /// A Bitcoin network with its consensus parameters ([`Network::params`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Network {
+    /// Bitcoin's main network.
     Mainnet,
+    /// Testnet version 3 (BIP34/65/66 at historic heights; min-difficulty blocks after 20 minutes).
     Testnet3,
+    /// Testnet version 4 (BIP94: every deployment from height 1, timewarp rule).
     Testnet4,
+    /// The default signet (BIP325): blocks are signed for the network's challenge script.
     Signet,
+    /// Regression test network: trivial proof of work, no retargeting, 150-block halvings.
     Regtest,
 }
 
@@ -102,6 +107,7 @@ impl core::str::FromStr for Network {
 /// Consensus parameters of one network.
 #[derive(Debug)]
 pub struct ChainParams {
+    /// The network these parameters belong to.
     pub network: Network,
     /// The P2P message start (also the blk*.dat frame magic).
     pub magic: [u8; 4],
@@ -123,14 +129,20 @@ pub struct ChainParams {
     pub enforce_bip94: bool,
     /// Blocks per subsidy halving.
     pub subsidy_halving_interval: u32,
-    /// Buried deployment heights. Taproot has none here: as in Core, its script flag applies to
-    /// every block except [`ChainParams::script_flag_exceptions`].
+    /// BIP34 activation height: from here the coinbase starts with the block height and block
+    /// versions are ≥ 2. (Buried deployment heights follow; taproot has none: as in Core, its
+    /// script flag applies to every block except [`ChainParams::script_flag_exceptions`].)
     pub bip34_height: u32,
     /// The hash of the block at `bip34_height` (Core's `BIP34Hash`; zero where unused).
     pub bip34_hash: [u8; 32],
+    /// BIP65 (`OP_CHECKLOCKTIMEVERIFY`, block version ≥ 4) activation height.
     pub bip65_height: u32,
+    /// BIP66 (strict DER signatures, block version ≥ 3) activation height.
     pub bip66_height: u32,
+    /// CSV activation height: BIP68 sequence locks, BIP112 `OP_CHECKSEQUENCEVERIFY` and BIP113
+    /// median-time-past finality.
     pub csv_height: u32,
+    /// Segwit activation height (BIP141/143/147): witness commitments and `NULLDUMMY`.
     pub segwit_height: u32,
     /// Blocks whose script flags differ from the rule (Core's `script_flag_exceptions`).
     pub script_flag_exceptions: &'static [([u8; 32], ScriptFlags)],
@@ -493,11 +505,14 @@ impl PartialOrd for U256 {
 /// Decoded compact bits: the target and Core's negative/overflow flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Compact {
+    /// The sign bit (0x0080_0000) was set with a non-zero mantissa.
     pub negative: bool,
+    /// The value does not fit in 256 bits.
     pub overflow: bool,
 }
 
 impl U256 {
+    /// Zero.
     pub const ZERO: U256 = U256([0; 4]);
 
     /// A hash (internal byte order) as the little-endian number Core compares with targets.
@@ -505,6 +520,7 @@ impl U256 {
         U256(core::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8"))))
     }
 
+    /// Whether the value is zero.
     pub fn is_zero(&self) -> bool {
         self.0 == [0; 4]
     }
@@ -626,12 +642,16 @@ pub fn check_proof_of_work(hash: &[u8; 32], bits: u32, params: &ChainParams) -> 
 /// What the header rules need to know about an ancestor block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeaderEntry {
+    /// Block hash, internal byte order.
     pub hash: [u8; 32],
+    /// Block timestamp (`nTime`), seconds since the epoch.
     pub time: u32,
+    /// Compact target (`nBits`).
     pub bits: u32,
 }
 
 impl HeaderEntry {
+    /// The entry of a header (hashes it).
     pub fn of(h: &BlockHeader) -> HeaderEntry {
         HeaderEntry { hash: h.block_hash(), time: h.time, bits: h.bits }
     }
@@ -812,6 +832,31 @@ mod tests {
         assert_eq!(MAINNET.block_subsidy(840_000), 3 * COIN + COIN / 8);
         assert_eq!(MAINNET.block_subsidy(64 * 210_000), 0);
         assert_eq!(REGTEST.block_subsidy(150), 25 * COIN);
+    }
+
+    #[test]
+    fn script_flags_by_height() {
+        let base = ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT;
+        let all = base
+            | ScriptFlags::DERSIG
+            | ScriptFlags::CHECKLOCKTIMEVERIFY
+            | ScriptFlags::CHECKSEQUENCEVERIFY
+            | ScriptFlags::NULLDUMMY;
+        let x = [7; 32];
+        assert_eq!(MAINNET.script_flags(0, &x), base);
+        assert_eq!(MAINNET.script_flags(363_724, &x), base);
+        assert_eq!(MAINNET.script_flags(363_725, &x), base | ScriptFlags::DERSIG);
+        assert_eq!(
+            MAINNET.script_flags(419_328, &x),
+            base | ScriptFlags::DERSIG | ScriptFlags::CHECKLOCKTIMEVERIFY | ScriptFlags::CHECKSEQUENCEVERIFY
+        );
+        assert_eq!(MAINNET.script_flags(481_824, &x), all);
+        assert_eq!(MAINNET.script_flags(866_342, &x), all);
+        assert_eq!(TESTNET3.script_flags(834_623, &x), all - ScriptFlags::NULLDUMMY);
+        assert_eq!(TESTNET3.script_flags(834_624, &x), all);
+        assert_eq!(REGTEST.script_flags(0, &x), base | ScriptFlags::NULLDUMMY);
+        assert_eq!(REGTEST.script_flags(1, &x), all);
+        assert_eq!(TESTNET4.script_flags(1, &x), all);
     }
 
     #[test]

@@ -47,6 +47,7 @@ use std::time::{Duration, Instant};
 /// How a [`Chainstate`] runs.
 #[derive(Clone, Debug)]
 pub struct ChainstateOptions {
+    /// The network whose rules and genesis block apply.
     pub network: Network,
     /// Script-check worker threads (≥ 1).
     pub threads: usize,
@@ -78,15 +79,24 @@ impl ChainstateOptions {
 /// Counts and timings of one connected block.
 #[derive(Clone, Debug, Default)]
 pub struct ConnectStats {
+    /// Transactions in the block.
     pub txs: usize,
     /// All inputs (the coinbase's included, as Core's `nInputs`).
     pub inputs: usize,
+    /// Total signature-operation cost (Core's `GetTransactionSigOpCost` summed; the block limit
+    /// is [`crate::validation::MAX_BLOCK_SIGOPS_COST`]); 0 for genesis.
     pub sigops_cost: u64,
+    /// Sum of the transaction fees in satoshis.
     pub fees: i64,
+    /// Time to decode the block.
     pub parse: Duration,
+    /// Time spent reading spent coins from the cache and store.
     pub fetch: Duration,
+    /// Time spent verifying input scripts (zero under assumevalid).
     pub scripts: Duration,
+    /// Time to apply the block's delta: MuHash, counters and cache.
     pub apply: Duration,
+    /// Time of the flush this block triggered (zero when none).
     pub flush: Duration,
 }
 
@@ -132,6 +142,7 @@ pub struct StateSummary {
     pub height: Option<u32>,
     /// Tip hash (internal byte order); `None` before genesis.
     pub tip: Option<[u8; 32]>,
+    /// Number of unspent outputs (provably unspendable outputs are never added).
     pub utxo_count: u64,
     /// Sum of all unspent amounts in satoshis.
     pub total_amount: i64,
@@ -139,7 +150,67 @@ pub struct StateSummary {
     pub muhash: String,
 }
 
-/// The chain state: header chain, UTXO cache over a store, and the set's running summary.
+/// The chain state: header chain, UTXO cache over a store, and the set's running summary
+/// (MuHash accumulator, coin count, total amount), all at the tip.
+///
+/// Invariants: the summary always describes exactly the coins the cache and store hold
+/// together; a block is either connected completely or, when it fails, not at all; the store
+/// holds a prefix of the chain whose best-block record matches its coins.
+///
+/// Connecting the mainnet genesis block and block 1 in memory:
+///
+/// ```
+/// use fullverify::chain::Network;
+/// use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
+/// use fullverify::encode::OutPoint;
+/// use fullverify::muhash::MuHash3072;
+/// use fullverify::utxo::{txout_ser, Coin};
+///
+/// let mut opts = ChainstateOptions::new(Network::Mainnet);
+/// opts.threads = 1;
+/// let mut cs = Chainstate::open_in_memory(opts);
+/// assert_eq!(cs.summary().height, None);
+///
+/// // The genesis block, serialized from the chain parameters.
+/// let genesis = Network::Mainnet.params().genesis_block();
+/// let mut raw = genesis.header.to_bytes().to_vec();
+/// raw.push(1);
+/// raw.extend(genesis.txdata[0].to_bytes(true));
+/// cs.connect_block(&raw).unwrap();
+/// // Its output is not spendable: the set is still empty.
+/// assert_eq!((cs.summary().height, cs.summary().utxo_count), (Some(0), 0));
+///
+/// let block1 = hex::decode(concat!(
+///     "010000006fe28c0ab6f1b372c1a6a246ae63f74f931e8365e15a089c68d6190000000000982051fd1e4ba744",
+///     "bbbe680e1fee14677ba1a3c3540bf7b1cdb606e857233e0e61bc6649ffff001d01e36299010100000001000000",
+///     "0000000000000000000000000000000000000000000000000000000000ffffffff0704ffff001d0104ffffffff",
+///     "0100f2052a0100000043410496b538e853519c726a2c91e61ec11600ae1390813a627c66fb8be7947be63c52da",
+///     "7589379515d4e0a604f8141781e62294721166bf621e73a82cbf2342c858eeac00000000",
+/// ))
+/// .unwrap();
+/// let stats = cs.connect_block(&block1).unwrap();
+/// assert_eq!((stats.txs, stats.inputs), (1, 1));
+/// let s = cs.summary();
+/// assert_eq!(s.height, Some(1));
+/// assert_eq!(s.utxo_count, 1);
+/// assert_eq!(s.total_amount, 50 * 100_000_000);
+///
+/// // The MuHash is that of the one coin, printed byte-reversed as Core does.
+/// let tx = fullverify::encode::Transaction::from_bytes(&block1[81..]).unwrap();
+/// let op = OutPoint { txid: tx.txid(), vout: 0 };
+/// let coin = Coin { out: tx.outputs[0].clone(), height: 1, coinbase: true };
+/// let mut digest = MuHash3072::new().insert(&txout_ser(&op, &coin)).finalize();
+/// digest.reverse();
+/// assert_eq!(s.muhash, hex::encode(digest));
+/// assert_eq!(cs.coin(&op).unwrap(), Some(coin));
+///
+/// // Block 1 again does not extend the tip: rejected, and the state is unchanged.
+/// match cs.connect_block(&block1) {
+///     Err(ChainError::Invalid(e)) => assert_eq!(e.reason, "prev-blk-not-found"),
+///     other => panic!("{other:?}"),
+/// }
+/// assert_eq!(cs.summary(), s);
+/// ```
 pub struct Chainstate {
     params: &'static ChainParams,
     opts: ChainstateOptions,

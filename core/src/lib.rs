@@ -42,9 +42,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
-#[allow(missing_docs)]
 pub mod chain;
-#[allow(missing_docs)]
 pub mod chainstate;
 pub mod encode;
 pub mod hash;
@@ -52,9 +50,7 @@ pub mod muhash;
 pub mod script;
 pub mod secp256k1;
 pub mod sighash;
-#[allow(missing_docs)]
 pub mod utxo;
-#[allow(missing_docs)]
 pub mod validation;
 
 pub use backend::{Backend, BackendKind};

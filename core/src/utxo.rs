@@ -23,11 +23,15 @@ use crate::muhash::MuHash3072;
 use std::collections::HashMap;
 use std::fmt;
 
-/// An unspent output.
+/// An unspent output with what the consensus rules need to know about its creation (Core's
+/// `Coin`: the coinbase flag for maturity, the height for maturity and BIP68).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Coin {
+    /// The output: amount in satoshis and scriptPubKey.
     pub out: TxOut,
+    /// Height of the block that created the output.
     pub height: u32,
+    /// Whether the output belongs to a coinbase transaction (maturity applies).
     pub coinbase: bool,
 }
 
@@ -112,16 +116,23 @@ pub fn outpoint_key(op: &OutPoint) -> [u8; 36] {
 /// The chain state recorded with every flush: the best block and the UTXO set's summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainMeta {
+    /// Height of the best block.
     pub height: u32,
+    /// Hash of the best block (internal byte order).
     pub hash: [u8; 32],
+    /// MuHash3072 accumulator of the UTXO set at the best block (not finalised).
     pub muhash: MuHash3072,
+    /// Number of unspent outputs.
     pub utxo_count: u64,
+    /// Sum of the unspent amounts in satoshis.
     pub total_amount: i64,
 }
 
 impl ChainMeta {
     const LEN: usize = 4 + 32 + 768 + 8 + 8;
 
+    /// Fixed-size storage form (820 bytes): `height (LE u32) ‖ hash ‖ MuHash state (768 bytes,
+    /// numerator ‖ denominator) ‖ utxo_count (LE u64) ‖ total_amount (LE i64)`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(Self::LEN);
         v.extend_from_slice(&self.height.to_le_bytes());
@@ -132,6 +143,7 @@ impl ChainMeta {
         v
     }
 
+    /// Inverse of [`ChainMeta::to_bytes`]; `None` unless `b` is exactly 820 bytes.
     pub fn from_bytes(b: &[u8]) -> Option<ChainMeta> {
         if b.len() != Self::LEN {
             return None;
@@ -205,6 +217,7 @@ pub struct MemStore {
 }
 
 impl MemStore {
+    /// An empty store.
     pub fn new() -> MemStore {
         MemStore::default()
     }
@@ -212,6 +225,7 @@ impl MemStore {
     pub fn len(&self) -> usize {
         self.coins.len()
     }
+    /// Whether no coin is stored.
     pub fn is_empty(&self) -> bool {
         self.coins.is_empty()
     }
@@ -346,7 +360,12 @@ pub struct Entry {
     fresh: bool,
 }
 
-/// A write-back coin cache over a [`Store`] with a memory budget in bytes.
+/// A write-back coin cache over a [`Store`] with a memory budget in bytes (Core's
+/// `CCoinsViewCache` with its DIRTY/FRESH flags).
+///
+/// Invariant: a fresh entry is always dirty and never in the store; spending it removes it. A
+/// dirty entry without a coin is a pending deletion of a stored coin. Nothing reaches the store
+/// except through [`CoinsCache::flush`].
 pub struct CoinsCache<S: Store> {
     store: S,
     map: HashMap<OutPoint, Entry>,
@@ -355,6 +374,7 @@ pub struct CoinsCache<S: Store> {
 }
 
 impl<S: Store> CoinsCache<S> {
+    /// An empty cache over `store` that asks to be flushed above `budget` bytes.
     pub fn new(store: S, budget: usize) -> CoinsCache<S> {
         CoinsCache { store, map: HashMap::new(), mem: 0, budget }
     }
@@ -379,6 +399,7 @@ impl<S: Store> CoinsCache<S> {
         self.map.len()
     }
 
+    /// Whether no entry is cached.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }

@@ -74,6 +74,7 @@ pub struct BlockError {
     pub reason: String,
     /// The block hash (internal byte order).
     pub hash: [u8; 32],
+    /// Height of the block (the height it was checked at).
     pub height: u32,
     /// The failing transaction's index in the block and its txid, when there is one.
     pub tx: Option<(usize, [u8; 32])>,
@@ -223,7 +224,9 @@ pub fn contextual_check_block_header(
 /// What the context-free checks computed and later stages reuse.
 #[derive(Clone, Debug)]
 pub struct CheckedBlock {
+    /// The block hash (internal byte order).
     pub hash: [u8; 32],
+    /// The txid of every transaction, in block order.
     pub txids: Vec<[u8; 32]>,
 }
 
@@ -548,8 +551,11 @@ impl SigVerifier for BackendVerifier {
 /// in the transaction, script error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScriptFailure {
+    /// Index of the transaction in the block.
     pub tx: usize,
+    /// Index of the input in that transaction.
     pub input: usize,
+    /// The interpreter's error.
     pub error: ScriptError,
 }
 
@@ -624,6 +630,7 @@ pub fn verify_scripts<V: SigVerifier>(
 
 /// Where [`connect_block`] reads coins from (the chainstate's cache, or a given list).
 pub trait CoinSource {
+    /// The error of a failed lookup.
     type Error;
     /// The unspent coin at `op` before this block.
     fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, Self::Error>;
@@ -641,7 +648,9 @@ pub struct BlockDelta {
 
 /// What the chain context supplies to [`connect_block`].
 pub struct ConnectContext<'a> {
+    /// The network's consensus parameters.
     pub params: &'static ChainParams,
+    /// Height of the block being connected.
     pub height: u32,
     /// Script flags of this block.
     pub flags: ScriptFlags,
@@ -652,25 +661,35 @@ pub struct ConnectContext<'a> {
     pub enforce_bip30: bool,
     /// Whether to verify scripts (false only for blocks covered by assumevalid).
     pub verify_scripts: bool,
+    /// Script-check worker threads (≥ 1; the calling thread is one of them).
     pub threads: usize,
+    /// Signature backend for script checks.
     pub backend: Backend,
 }
 
 /// Per-block counts and timings of [`connect_block`].
 #[derive(Clone, Debug, Default)]
 pub struct ConnectOutcome {
+    /// The changes to the UTXO set.
     pub delta: BlockDelta,
+    /// All inputs, the coinbase's included (Core's `nInputs`).
     pub inputs: usize,
+    /// Total signature-operation cost of the block.
     pub sigops_cost: u64,
+    /// Sum of the transaction fees in satoshis.
     pub fees: i64,
+    /// Time spent reading coins from the source (BIP30 lookups included).
     pub fetch: Duration,
+    /// Time spent verifying input scripts.
     pub scripts: Duration,
 }
 
 /// An error from [`connect_block`]: the block is invalid, or the coin source failed.
 #[derive(Debug)]
 pub enum ConnectError<E> {
+    /// The block breaks a consensus rule.
     Invalid(BlockError),
+    /// The coin source failed; nothing can be said about the block.
     Source(E),
 }
 
@@ -872,17 +891,25 @@ pub fn connect_block<S: CoinSource>(
 /// The result of [`check_block_with_spent`].
 #[derive(Clone, Debug)]
 pub struct BlockCheckSummary {
+    /// The block hash (internal byte order).
     pub hash: [u8; 32],
+    /// Transactions in the block, the coinbase included.
     pub txs: usize,
     /// Non-coinbase inputs.
     pub inputs: usize,
+    /// Sum of the transaction fees in satoshis.
     pub fees: i64,
+    /// Total signature-operation cost of the block.
     pub sigops_cost: u64,
     /// Sum of the coinbase outputs.
     pub coinbase_value: i64,
+    /// The block subsidy at the height (`GetBlockSubsidy`); `coinbase_value ≤ subsidy + fees`.
     pub subsidy: i64,
+    /// Time to decode the block.
     pub parse: Duration,
+    /// Time of every check except the scripts.
     pub checks: Duration,
+    /// Time spent verifying input scripts.
     pub scripts: Duration,
 }
 
@@ -900,6 +927,73 @@ impl CoinSource for ListSource {
 /// median-time-past rules (time-based lock times and BIP68 time locks) and BIP30 (the given
 /// coins are exactly the spent ones, so no overwrite can be seen). All other rules, the
 /// coinbase amount and every script are checked.
+///
+/// `spent[k].height` and `spent[k].coinbase` matter for coinbase maturity; the rule flags are
+/// those of `height` on `network` ([`ChainParams::script_flags`]). A rejected block is
+/// reported as a [`BlockError`] whose `reason` is Core's reject reason.
+///
+/// Mainnet block 170, the first transaction between two keys, spends the coinbase of block 9:
+///
+/// ```
+/// use fullverify::chain::Network;
+/// use fullverify::encode::TxOut;
+/// use fullverify::utxo::Coin;
+/// use fullverify::validation::check_block_with_spent;
+/// use fullverify::Backend;
+///
+/// let block = hex::decode(concat!(
+///     "0100000055bd840a78798ad0da853f68974f3d183e2bd1db6a842c1feecf222a00000000ff104ccb05421ab9",
+///     "3e63f8c3ce5c2c2e9dbb37de2764b3a3175c8166562cac7d51b96a49ffff001d283e9e700201000000010000",
+///     "000000000000000000000000000000000000000000000000000000000000ffffffff0704ffff001d0102ffff",
+///     "ffff0100f2052a01000000434104d46c4968bde02899d2aa0963367c7a6ce34eec332b32e42e5f3407e052d6",
+///     "4ac625da6f0718e7b302140434bd725706957c092db53805b821a85b23a7ac61725bac000000000100000001",
+///     "c997a5e56e104102fa209c6a852dd90660a20b2d9c352423edce25857fcd3704000000004847304402204e45",
+///     "e16932b8af514961a1d3a1a25fdf3f4f7732e9d624c6c61548ab5fb8cd410220181522ec8eca07de4860a4ac",
+///     "dd12909d831cc56cbbac4622082221a8768d1d0901ffffffff0200ca9a3b00000000434104ae1a62fe09c5f5",
+///     "1b13905f07f06b99a2f7159b2225f374cd378d71302fa28414e7aab37397f554a7df5f142c21c1b7303b8a06",
+///     "26f1baded5c72a704f7e6cd84cac00286bee0000000043410411db93e1dcdb8a016b49840f8c53bc1eb68a38",
+///     "2e97b1482ecad7b148a6909a5cb2e0eaddfb84ccf9744464f82e160bfa9b8b64f9d4c03f999b8643f656b412",
+///     "a3ac00000000",
+/// ))
+/// .unwrap();
+/// let p2pk = hex::decode(concat!(
+///     "410411db93e1dcdb8a016b49840f8c53bc1eb68a382e97b1482ecad7b148a6909a5cb2e0eaddfb84ccf97444",
+///     "64f82e160bfa9b8b64f9d4c03f999b8643f656b412a3ac",
+/// ))
+/// .unwrap();
+/// let coin = |value: i64, script_pubkey: Vec<u8>| Coin {
+///     out: TxOut { value, script_pubkey },
+///     height: 9,
+///     coinbase: true,
+/// };
+/// let b = Backend::detect();
+///
+/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b)
+///     .unwrap();
+/// assert_eq!((ok.txs, ok.inputs, ok.fees), (2, 1, 0));
+///
+/// // 49 BTC in, 50 BTC out.
+/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b)
+///     .unwrap_err();
+/// assert_eq!(e.reason, "bad-txns-in-belowout");
+///
+/// // Another key: the signature does not verify.
+/// let mut other = p2pk.clone();
+/// other[10] ^= 1;
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, Network::Mainnet, 1, b)
+///     .unwrap_err();
+/// assert_eq!(
+///     e.reason,
+///     "block-script-verify-flag-failed (Script evaluated without error but finished with a \
+///      false/empty top stack element)"
+/// );
+/// assert_eq!((e.tx.map(|t| t.0), e.input), (Some(1), Some(0)));
+///
+/// // A coinbase output spent too early.
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, Network::Mainnet, 1, b)
+///     .unwrap_err();
+/// assert_eq!(e.reason, "bad-txns-premature-spend-of-coinbase");
+/// ```
 pub fn check_block_with_spent(
     raw_block: &[u8],
     spent: &[Coin],

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 use std::sync::Mutex;
 
+mod chain;
 mod hash;
 mod muhash;
 mod secp;
@@ -69,6 +70,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(backend, m)?)?;
     m.add_function(wrap_pyfunction!(available_backends, m)?)?;
     m.add_function(wrap_pyfunction!(use_backend, m)?)?;
+    chain::register(m)?;
     hash::register(m)?;
     muhash::register(m)?;
     secp::register(m)?;

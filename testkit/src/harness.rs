@@ -6,6 +6,7 @@
 //! Every `run_*` returns an [`Outcome`]: counts plus a message per failure.
 #![allow(dead_code)]
 
+use fullverify::chain::Network;
 use fullverify::encode::{Block, OutPoint, Reader, Transaction, TxIn, TxOut};
 use fullverify::script::asm::parse_asm;
 use fullverify::script::flags::{self as fl, ScriptFlags as F};
@@ -972,12 +973,9 @@ pub fn load_block_with_prevouts(
         }
         _ => 0,
     };
-    let heights = match network {
-        "testnet3" => fl::TESTNET3,
-        "regtest" => fl::REGTEST,
-        _ => fl::MAINNET,
-    };
-    Ok(BlockWithPrevouts { flags: fl::for_height(height, &heights), block, spent, height })
+    let params = network.parse::<Network>().map_err(|e| e.to_string())?.params();
+    let flags = params.script_flags(height, &block.block_hash());
+    Ok(BlockWithPrevouts { flags, block, spent, height })
 }
 
 /// The spent-output file formats of `blocks_with_prevouts/`.

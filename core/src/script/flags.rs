@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Script verification flags: [`ScriptFlags`], bit-for-bit Core's `SCRIPT_VERIFY_*`
-//! (script/interpreter.h), written and parsed in Core's comma notation (`"P2SH,WITNESS"`), and
-//! the consensus flags of a block height ([`for_height`]).
+//! (script/interpreter.h), written and parsed in Core's comma notation (`"P2SH,WITNESS"`).
+//! The consensus flags of a block are [`crate::chain::ChainParams::script_flags`] (Core's
+//! `GetBlockScriptFlags`, with its exception blocks).
 //!
 //! ```
 //! use fullverify::script::ScriptFlags;
@@ -272,41 +273,6 @@ impl FromStr for ScriptFlags {
     }
 }
 
-/// The consensus flags in force at a block height, as Core's `GetBlockScriptFlags`:
-/// P2SH, WITNESS and TAPROOT for every block (Core applies them retroactively; only two
-/// historic exception blocks differ, not modelled here), DERSIG/CLTV/CSV/NULLDUMMY from
-/// their buried deployment heights (NULLDUMMY with segwit).
-pub fn for_height(height: u32, heights: &DeploymentHeights) -> ScriptFlags {
-    let mut f = ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT;
-    f.set(ScriptFlags::DERSIG, height >= heights.bip66);
-    f.set(ScriptFlags::CHECKLOCKTIMEVERIFY, height >= heights.bip65);
-    f.set(ScriptFlags::CHECKSEQUENCEVERIFY, height >= heights.csv);
-    f.set(ScriptFlags::NULLDUMMY, height >= heights.segwit);
-    f
-}
-
-/// Buried deployment heights of one network (chainparams.cpp).
-#[derive(Clone, Copy, Debug)]
-pub struct DeploymentHeights {
-    /// Strict DER signatures (BIP66).
-    pub bip66: u32,
-    /// OP_CHECKLOCKTIMEVERIFY (BIP65).
-    pub bip65: u32,
-    /// Relative lock times (BIP68, BIP112, BIP113).
-    pub csv: u32,
-    /// Segregated witness (BIP141, BIP143, BIP147).
-    pub segwit: u32,
-}
-
-/// Mainnet.
-pub const MAINNET: DeploymentHeights =
-    DeploymentHeights { bip66: 363_725, bip65: 388_381, csv: 419_328, segwit: 481_824 };
-/// Testnet3.
-pub const TESTNET3: DeploymentHeights =
-    DeploymentHeights { bip66: 330_776, bip65: 581_885, csv: 770_112, segwit: 834_624 };
-/// Regtest: everything from height 1 (segwit from 0).
-pub const REGTEST: DeploymentHeights = DeploymentHeights { bip66: 1, bip65: 1, csv: 1, segwit: 0 };
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,19 +323,5 @@ mod tests {
         assert_eq!(f & ScriptFlags::TAPROOT, ScriptFlags::TAPROOT);
         assert_eq!(!ScriptFlags::ALL, ScriptFlags::NONE);
         assert_eq!(!f | f, ScriptFlags::ALL);
-    }
-
-    #[test]
-    fn for_height_vs_deployments() {
-        let base = ScriptFlags::P2SH | ScriptFlags::WITNESS | ScriptFlags::TAPROOT;
-        assert_eq!(for_height(0, &MAINNET), base);
-        assert_eq!(for_height(363_725, &MAINNET), base | ScriptFlags::DERSIG);
-        let all = base
-            | ScriptFlags::DERSIG
-            | ScriptFlags::CHECKLOCKTIMEVERIFY
-            | ScriptFlags::CHECKSEQUENCEVERIFY
-            | ScriptFlags::NULLDUMMY;
-        assert_eq!(for_height(866_342, &MAINNET), all);
-        assert_eq!(for_height(1, &REGTEST), all);
     }
 }

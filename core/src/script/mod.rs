@@ -3,7 +3,7 @@
 //!
 //! - [`opcodes`]: opcode values, names, the op reader and script templates;
 //! - [`asm`]: Core's script assembly notation (`ParseScript`) used by the JSON vectors;
-//! - [`flags`]: [`ScriptFlags`], Core's `SCRIPT_VERIFY_*` set, and the flags of a height;
+//! - [`flags`]: [`ScriptFlags`], Core's `SCRIPT_VERIFY_*` set;
 //! - [`interpreter`]: `EvalScript`/`VerifyScript` semantics: legacy, P2SH (BIP16), segwit v0
 //!   (BIP141/143), taproot key and script path (BIP341) and tapscript (BIP342), one file per
 //!   section of Core's interpreter;

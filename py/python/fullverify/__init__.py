@@ -63,6 +63,8 @@ try:
         to_asm,
         script_flags,
         script_error_names,
+        check_block,
+        replay,
     )
 except ImportError as _err:  # the extension is not built: fullverify.oracle still works
     _NATIVE_IMPORT_ERROR: "ImportError | None" = _err
@@ -132,4 +134,6 @@ __all__ = [
     "to_asm",
     "script_flags",
     "script_error_names",
+    "check_block",
+    "replay",
 ]

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Type stubs for the Rust extension ``fullverify._native``."""
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import Any, Optional, Union, final
 
@@ -243,3 +244,42 @@ def parse_asm(asm: str) -> bytes: ...
 def to_asm(script: bytes) -> str: ...
 def script_flags() -> dict[str, int]: ...
 def script_error_names() -> list[str]: ...
+
+# ---- block validation and replay ----
+
+_SpentCoin = Union[tuple[int, bytes], tuple[int, bytes, int, bool], dict[str, Any]]
+
+def check_block(
+    block: bytes,
+    spent_outputs: Iterable[_SpentCoin],
+    height: int,
+    network: str = "mainnet",
+    threads: int = 0,
+    backend: Optional[str] = None,
+) -> Optional[str]:
+    """Core's reject reason for the block, or None when it is valid.
+
+    ``spent_outputs``: one per non-coinbase input in block order, ``(amount, script_pubkey)``,
+    ``(amount, script_pubkey, height, coinbase)`` or a dict with those keys (``amount`` and
+    ``script_pubkey`` required). Rules that need ancestors (nBits, median time past, BIP30)
+    are skipped.
+    """
+
+def replay(
+    source: Union[str, "os.PathLike[str]"],
+    *,
+    network: str = "mainnet",
+    threads: int = 0,
+    dbcache_mb: int = 450,
+    stop_height: Optional[int] = None,
+    datadir: Union[str, "os.PathLike[str]", None] = None,
+    backend: Optional[str] = None,
+) -> dict[str, Any]:
+    """Replays a framed (``magic | u32 LE length | block``) or hex (one block per line) file
+    with every consensus rule, in memory or resuming the chain state in ``datadir``.
+
+    Returns ``height``, ``tip``, ``utxo_count``, ``total_amount``, ``muhash`` (the state at
+    the tip), ``blocks``, ``txs``, ``inputs``, ``wall_s``, ``inputs_per_s``, ``network``,
+    ``resumed_from_height`` and ``error`` (None, or the invalid block's ``reason``,
+    ``height``, ``hash``, ``tx``, ``input`` and ``message``).
+    """
