@@ -43,8 +43,7 @@ use crate::hash::{merkle_root_with, witness_merkle_root};
 use crate::script::interpreter::{verify_input, ScriptError, SigVerifier};
 use crate::script::opcodes::get_op;
 use crate::script::sigops::{transaction_sigop_cost, tx_legacy_sigop_count};
-use crate::script::ScriptFlags;
-use crate::secp256k1::{self as secp, ecdsa, schnorr, PublicKey, XOnlyPublicKey};
+use crate::script::{BackendVerifier, ScriptFlags};
 use crate::sighash::TxContext;
 use crate::utxo::Coin;
 use std::collections::{HashMap, HashSet};
@@ -518,34 +517,6 @@ pub fn check_signet_solution(block: &Block, txids: &[[u8; 32]], challenge: &[u8]
 // ---------------------------------------------------------------------------------------------
 // Script checks in parallel
 // ---------------------------------------------------------------------------------------------
-
-/// A [`SigVerifier`] on an explicitly chosen backend (Core's `CPubKey::Verify` semantics, as
-/// [`crate::script::NativeVerifier`]).
-#[derive(Clone, Copy, Debug)]
-pub struct BackendVerifier(pub Backend);
-
-impl SigVerifier for BackendVerifier {
-    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
-        let Ok(pk) = PublicKey::parse(pubkey) else { return false };
-        let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
-        s.normalize_s();
-        ecdsa::verify_with(self.0, &pk, msg32, &s)
-    }
-    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
-        let Ok(pk) = XOnlyPublicKey::parse(xonly) else { return false };
-        schnorr::verify_with(self.0, &pk, msg32, sig64)
-    }
-    fn tweak_add_check(
-        &self,
-        internal: &[u8; 32],
-        tweak: &[u8; 32],
-        output: &[u8; 32],
-        parity: bool,
-    ) -> bool {
-        let Ok(p) = XOnlyPublicKey::parse(internal) else { return false };
-        secp::tweak_add_check(&p, tweak, output, parity)
-    }
-}
 
 /// The first failing input of [`verify_scripts`]: transaction index in the block, input index
 /// in the transaction, script error.

@@ -10,8 +10,9 @@ use common::{decompress_pubkey_native, read_maybe_compressed};
 use fullverify::chain::{self, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
+use fullverify::script::BackendVerifier;
 use fullverify::utxo::Coin;
-use fullverify::validation::{self, check_block_with_spent, verify_scripts, BackendVerifier};
+use fullverify::validation::{self, check_block_with_spent, verify_scripts};
 use fullverify::Backend;
 use fullverify_testkit::vector_file;
 

@@ -26,4 +26,4 @@ pub mod verifier;
 
 pub use flags::ScriptFlags;
 pub use interpreter::{verify_input, verify_script, verify_tx, ScriptError, SigVerifier};
-pub use verifier::NativeVerifier;
+pub use verifier::{BackendVerifier, NativeVerifier};
