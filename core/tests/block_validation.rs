@@ -389,46 +389,6 @@ fn mutated_regtest_blocks_rejected_with_core_reasons() {
     skip.connect_block(&block_bytes(&bad_sig)).unwrap();
 }
 
-/// Script-check wall time on block 866342 for 1, 2, 4, ... threads (a measurement, not a
-/// check: `cargo test --test block_validation -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn script_check_thread_scaling() {
-    let Some(r) = load_real(
-        "blocks_with_prevouts/mainnet_866342.block.zst",
-        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-        PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-    ) else {
-        return;
-    };
-    // FULLVERIFY_SCALING_THREADS=1,2 picks the thread counts (default 1, 2, 4, ... cores).
-    let max = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let counts: Vec<usize> = match std::env::var("FULLVERIFY_SCALING_THREADS") {
-        Ok(s) => s.split(',').map(|x| x.trim().parse().expect("thread count")).collect(),
-        Err(_) => std::iter::successors(Some(1), |t| Some(t * 2)).take_while(|&t| t <= max).collect(),
-    };
-    let reps = fullverify_testkit::test_iters(5);
-    let mut base = 0.0;
-    for t in counts {
-        let mut best = f64::MAX;
-        for _ in 0..reps {
-            let s =
-                check_block_with_spent(&r.raw, &r.spent, r.height, Network::Mainnet, t, Backend::detect())
-                    .unwrap();
-            best = best.min(s.scripts.as_secs_f64());
-        }
-        if base == 0.0 {
-            base = best;
-        }
-        eprintln!(
-            "threads {t:2}: scripts {:8.2} ms (best of {reps}), speedup {:.2}x",
-            best * 1e3,
-            base / best
-        );
-    }
-}
-
 /// BIP30: a block whose transaction would overwrite an unspent coin is rejected where BIP30 is
 /// enforced (a duplicate txid cannot be made on a BIP34 chain, so the coin source claims one).
 #[test]
