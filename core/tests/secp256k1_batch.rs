@@ -259,11 +259,12 @@ fn batch_mixed_vs_single_verification() {
     let mut invalid_batches = 0;
     for it in 0..iters {
         let n = 1 + (rng.next_u64() % 24) as usize;
-        let bad_rate = rng.next_u64() % 4; // 0: all valid; else about 1 in 8·rate+… items invalid.
+        // 0: every item valid; r > 0: each item invalid with probability 1/(16/r).
+        let bad_rate = rng.next_u64() % 4;
         let idx: Vec<usize> = (0..n)
             .map(|_| {
                 let j = (rng.next_u64() % 256) as usize;
-                if bad_rate > 0 && rng.next_u64() % (16 / bad_rate) == 0 {
+                if bad_rate > 0 && rng.next_u64().is_multiple_of(16 / bad_rate) {
                     j + 256
                 } else {
                     j

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 use std::sync::Mutex;
 
+mod batch;
 mod hash;
 mod muhash;
 mod secp;
@@ -72,6 +73,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hash::register(m)?;
     muhash::register(m)?;
     secp::register(m)?;
+    batch::register(m)?;
     tx::register(m)?;
     Ok(())
 }

@@ -59,7 +59,7 @@ impl MsmAlgorithm {
 /// [`MsmAlgorithm::Auto`] runs Strauss when the number of ≤ 128-bit points (after the GLV
 /// split; a batch of b signatures has about 3b) is below this, Pippenger otherwise. Set from
 /// the crossover measured by `sigbench` (see the README).
-pub const STRAUSS_MAX_POINTS: usize = 160;
+pub const STRAUSS_MAX_POINTS: usize = 80;
 
 /// Counts of the group operations one multi-scalar multiplication performed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
