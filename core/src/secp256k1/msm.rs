@@ -310,38 +310,34 @@ fn pippenger<F: FieldOps, C: OpCounter>(pts: &[(Ge<F>, u128)], c: &mut C) -> Gej
     acc
 }
 
-#[inline(always)]
-fn entry<F: FieldOps>(t: &[Ge<F>], d: i32) -> Ge<F> {
-    let e = &t[((d.unsigned_abs() - 1) / 2) as usize];
-    if d > 0 {
-        *e
-    } else {
-        e.neg()
-    }
-}
-
 /// Interleaved wNAF over per-term tables of odd multiples, brought to affine form together.
 fn strauss<F: FieldOps, C: OpCounter>(ng: &Scalar, terms: &[(Scalar, Ge<F>)], c: &mut C) -> Gej<F> {
-    // Per term: the wNAF streams of k1 and k2 (k2 absent for a short scalar) as i8 digits.
-    struct Stream {
-        digits: [i8; WNAF_MAX],
-        len: usize,
-        table: usize,
-        lambda: bool,
-    }
+    // Every nonzero wNAF digit of every stream becomes an event (bit, entry): bits 0–28 of the
+    // entry index the table entry, bit 29 selects the λ tables and bit 30 negates the point.
+    const LAMBDA_FLAG: u32 = 1 << 29;
+    const NEG_FLAG: u32 = 1 << 30;
     let mut buf = [0i32; WNAF_MAX];
-    let mut streams: Vec<Stream> = Vec::with_capacity(2 * terms.len());
+    let mut events: Vec<(u16, u32)> = Vec::with_capacity(48 * terms.len());
     let mut jac: Vec<Gej<F>> = Vec::with_capacity(STRAUSS_TABLE * terms.len());
-    let mut stream = |k: &Scalar, table: usize, lambda: bool, streams: &mut Vec<Stream>| {
+    let mut nstreams = 0usize;
+    let mut stream = |k: &Scalar, table: usize, lambda: bool, events: &mut Vec<(u16, u32)>| {
         if k.is_zero() {
             return;
         }
+        nstreams += 1;
         let len = wnaf_into(k, STRAUSS_WINDOW, &mut buf);
-        let mut digits = [0i8; WNAF_MAX];
-        for (d, b) in digits.iter_mut().zip(buf.iter()).take(len) {
-            *d = *b as i8;
+        for (bit, &d) in buf.iter().enumerate().take(len) {
+            if d != 0 {
+                let mut e = (table * STRAUSS_TABLE) as u32 + (d.unsigned_abs() - 1) / 2;
+                if lambda {
+                    e |= LAMBDA_FLAG;
+                }
+                if d < 0 {
+                    e |= NEG_FLAG;
+                }
+                events.push((bit as u16, e));
+            }
         }
-        streams.push(Stream { digits, len, table, lambda });
     };
     for (k, p) in terms {
         if p.infinity || k.is_zero() {
@@ -349,11 +345,11 @@ fn strauss<F: FieldOps, C: OpCounter>(ng: &Scalar, terms: &[(Scalar, Ge<F>)], c:
         }
         let table = jac.len() / STRAUSS_TABLE;
         if k.is_short() {
-            stream(k, table, false, &mut streams);
+            stream(k, table, false, &mut events);
         } else {
             let s = k.split_lambda();
-            stream(&s.k1, table, false, &mut streams);
-            stream(&s.k2, table, true, &mut streams);
+            stream(&s.k1, table, false, &mut events);
+            stream(&s.k2, table, true, &mut events);
         }
         // P, 3P, …, 15P in Jacobian form: D = 2P, then repeated additions of D.
         let d = dbl(&p.to_gej(), c);
@@ -364,7 +360,7 @@ fn strauss<F: FieldOps, C: OpCounter>(ng: &Scalar, terms: &[(Scalar, Ge<F>)], c:
             jac.push(cur);
         }
     }
-    c.setup(MsmAlgorithm::Strauss, streams.len(), STRAUSS_WINDOW);
+    c.setup(MsmAlgorithm::Strauss, nstreams, STRAUSS_WINDOW);
     // One batch inversion for every table entry.
     let mut zs: Vec<F> = jac.iter().map(|q| if q.infinity { F::ZERO } else { q.z }).collect();
     if !zs.is_empty() {
@@ -389,17 +385,29 @@ fn strauss<F: FieldOps, C: OpCounter>(ng: &Scalar, terms: &[(Scalar, Ge<F>)], c:
     let lg_hi = wnaf_into(&g_hi, WINDOW_G, &mut wg_hi);
     let gt = if lg_lo.max(lg_hi) > 0 { Some(GenTables::get()) } else { None };
 
-    let bits = streams.iter().map(|s| s.len).max().unwrap_or(0).max(lg_lo).max(lg_hi);
+    // Events grouped by bit (counting sort), so the chain walks them in order.
+    let mut start = [0usize; WNAF_MAX + 1];
+    for &(bit, _) in &events {
+        start[bit as usize + 1] += 1;
+    }
+    for i in 0..WNAF_MAX {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start;
+    let mut sorted = vec![0u32; events.len()];
+    for &(bit, e) in &events {
+        sorted[fill[bit as usize]] = e;
+        fill[bit as usize] += 1;
+    }
+    let top = (0..WNAF_MAX).rev().find(|&i| start[i + 1] > start[i]).map_or(0, |i| i + 1);
+    let bits = top.max(lg_lo).max(lg_hi);
     let mut r = Gej::<F>::INFINITY;
     for i in (0..bits).rev() {
         r = dbl(&r, c);
-        for s in &streams {
-            let d = s.digits[i];
-            if d != 0 {
-                let t = if s.lambda { &lambda_tables } else { &tables };
-                let base = s.table * STRAUSS_TABLE;
-                r = madd(&r, &entry(&t[base..base + STRAUSS_TABLE], d as i32), c);
-            }
+        for &e in &sorted[start[i]..start[i + 1]] {
+            let t = if e & LAMBDA_FLAG != 0 { &lambda_tables } else { &tables };
+            let p = &t[(e & (LAMBDA_FLAG - 1)) as usize];
+            r = madd(&r, &if e & NEG_FLAG != 0 { p.neg() } else { *p }, c);
         }
         if let Some(gt) = gt {
             for (w, t) in [(&wg_lo, &gt.g), (&wg_hi, &gt.g128)] {
