@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 use std::sync::Mutex;
 
+mod batch;
 mod chain;
 mod hash;
 mod muhash;
@@ -74,6 +75,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hash::register(m)?;
     muhash::register(m)?;
     secp::register(m)?;
+    batch::register(m)?;
     tx::register(m)?;
     Ok(())
 }

@@ -17,6 +17,7 @@
 //! Text is hashed as its UTF-8 encoding (JavaScript strings are re-encoded on the way in; a
 //! lone surrogate becomes U+FFFD, as `TextEncoder` does).
 
+mod batch;
 pub mod hex;
 
 use fullverify::hash::{self, state_to_bytes, TaggedHash};

@@ -6,7 +6,8 @@
 //! - [`schnorr`] — BIP340 verification and signing;
 //! - [`PublicKey`], [`XOnlyPublicKey`] — key parsing and serialization, the BIP341 tweak;
 //! - [`arith`] — field, scalar and point arithmetic for exploration and tests (always on
-//!   the Portable backend).
+//!   the Portable backend);
+//! - [`msm`] — multi-scalar multiplication (Strauss and Pippenger) with operation counts.
 //!
 //! Inside the crate the layers are (each uses only those above it): `field` — GF(p), the
 //! `FieldOps` kernel contract that each backend implements (mul, sqr, add, negate,
@@ -52,12 +53,14 @@ macro_rules! with_field {
 }
 
 pub mod arith;
+pub(crate) mod batch;
 pub mod ecdsa;
 pub(crate) mod ecmult;
 pub(crate) mod ecmult_gen;
 pub(crate) mod field;
 pub(crate) mod group;
 pub(crate) mod modinv;
+pub mod msm;
 pub(crate) mod point;
 pub(crate) mod scalar;
 pub mod schnorr;

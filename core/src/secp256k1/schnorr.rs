@@ -10,6 +10,9 @@
 //! Signing (BIP340 default scheme): d = ±sk so that d·G has even y; t = d ⊕ H_aux(aux);
 //! k' = H_nonce(t ‖ x(P) ‖ m) mod n; k = ±k' so that R = k·G has even y;
 //! sig = x(R) ‖ (k + e·d mod n). The secret path is constant time.
+//!
+//! Batch verification ([`verify_batch`], [`find_invalid`]) checks many signatures with one
+//! multi-scalar multiplication; it is written in its own module and re-exported here.
 
 use super::ecmult::{ecmult, EcmultField};
 use super::ecmult_gen::mul_g;
@@ -20,8 +23,14 @@ use super::{Error, XOnlyPublicKey};
 use crate::backend::Backend;
 use crate::hash::tags;
 
+// Batch verification lives in its own module (`secp256k1::batch`).
+pub use super::batch::{
+    find_invalid, find_invalid_with, verify_batch, verify_batch_with, verify_batch_with_algorithm,
+    verify_batch_with_stats, BatchItem, FIND_INVALID_LEAF,
+};
+
 /// e = H_challenge(r ‖ px ‖ m) mod n.
-fn challenge(r: &[u8; 32], px: &[u8; 32], msg: &[u8]) -> Scalar {
+pub(crate) fn challenge(r: &[u8; 32], px: &[u8; 32], msg: &[u8]) -> Scalar {
     let mut h = tags::bip340_challenge().engine();
     h.update(r);
     h.update(px);

@@ -145,6 +145,10 @@ def schnorr_sign(seckey: bytes, msg: bytes, aux_rand: Optional[bytes] = None) ->
     """BIP340 signature."""
 def schnorr_verify(pubkey: bytes, msg: bytes, sig: bytes, backend: Optional[str] = None) -> bool:
     """BIP340 verification; malformed input verifies False."""
+def schnorr_verify_batch(items: list[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> bool:
+    """BIP340 batch verification of ``(pubkey32, msg, sig64)`` items: True when all are valid."""
+def schnorr_find_invalid(items: list[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[int]:
+    """Indices (ascending) of the invalid items; malformed keys or signatures count as invalid."""
 def xonly_pubkey(seckey: bytes) -> bytes: ...
 def xonly_tweak_add(internal: bytes, tweak: bytes) -> tuple[bytes, bool]:
     """BIP341 output key ``internal + tweak*G``: ``(xonly, odd_y)``."""
