@@ -39,7 +39,8 @@ fn bip340_vectors_through_verify_many() {
         for rot in 0..n {
             for len in [8, 9, 15, 16, n] {
                 let idx: Vec<usize> = (0..len).map(|k| (k + rot) % n).collect();
-                let items: Vec<schnorr::VerifyItem> = idx.iter().map(|&i| (&keys[i], &msgs[i][..], &sigs[i])).collect();
+                let items: Vec<schnorr::VerifyItem> =
+                    idx.iter().map(|&i| (&keys[i], &msgs[i][..], &sigs[i])).collect();
                 let got = schnorr::verify_many(backend, &items);
                 let want: Vec<bool> = idx.iter().map(|&i| expect[i]).collect();
                 assert_eq!(got, want, "{backend}, rotation {rot}, length {len}");
@@ -56,9 +57,11 @@ fn ecdsa_verify_many_vs_verify_every_backend() {
     for backend in Backend::available() {
         for len in 0..=20 {
             // Every third item gets another key.
-            let items: Vec<ecdsa::VerifyItem> =
-                (0..len).map(|i| (&keys[if i % 3 == 2 { (i + 1) % 20 } else { i }], &msgs[i], &sigs[i])).collect();
-            let want: Vec<bool> = items.iter().map(|&(k, m, s)| ecdsa::verify_with(backend, k, m, s)).collect();
+            let items: Vec<ecdsa::VerifyItem> = (0..len)
+                .map(|i| (&keys[if i % 3 == 2 { (i + 1) % 20 } else { i }], &msgs[i], &sigs[i]))
+                .collect();
+            let want: Vec<bool> =
+                items.iter().map(|&(k, m, s)| ecdsa::verify_with(backend, k, m, s)).collect();
             assert_eq!(ecdsa::verify_many(backend, &items), want, "{backend}, {len} items");
             assert_eq!(want.iter().filter(|&&b| !b).count(), len / 3);
         }

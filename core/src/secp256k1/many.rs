@@ -109,6 +109,7 @@ impl<L: Lanes> GejX8<L> {
     }
 
     /// Lane i as a portable Jacobian point (`infinity` from bit i of `inf`).
+    #[inline(always)]
     pub(crate) fn to_lanes(&self, inf: u8) -> [Gej<Fe5x52>; 8] {
         let (x, y, z) = (self.x.to_lanes(), self.y.to_lanes(), self.z.to_lanes());
         core::array::from_fn(|i| Gej { x: x[i], y: y[i], z: z[i], infinity: (inf >> i) & 1 == 1 })
@@ -243,6 +244,7 @@ fn digit_masks(d: [i32; 8]) -> (u8, u8, [u64; 8]) {
 
 /// The table of A (or λA) flattened for gathers: entry e, limb k (x then y), lane l at
 /// `(10e + k)·8 + l`.
+#[inline(always)]
 fn flatten_table<L: Lanes>(t: &[(Fe<L>, Fe<L>); TA]) -> Vec<u64> {
     let mut out = Vec::with_capacity(TA * 80);
     for (x, y) in t {
@@ -257,8 +259,11 @@ fn flatten_table<L: Lanes>(t: &[(Fe<L>, Fe<L>); TA]) -> Vec<u64> {
 #[inline(always)]
 fn lookup_lanes<L: Lanes>(t: &[u64], idx: &[u64; 8]) -> (Fe<L>, Fe<L>) {
     let base = L::from_array(core::array::from_fn(|l| idx[l] * 80 + l as u64));
-    let x = core::array::from_fn(|k| L::gather(&t[k * 8..], base));
-    let y = core::array::from_fn(|k| L::gather(&t[(k + 5) * 8..], base));
+    let (mut x, mut y) = ([base; 5], [base; 5]);
+    for k in 0..5 {
+        x[k] = L::gather(&t[k * 8..], base);
+        y[k] = L::gather(&t[(k + 5) * 8..], base);
+    }
     (Fe5x52x8 { l: x }, Fe5x52x8 { l: y })
 }
 
@@ -266,8 +271,11 @@ fn lookup_lanes<L: Lanes>(t: &[u64], idx: &[u64; 8]) -> (Fe<L>, Fe<L>) {
 #[inline(always)]
 fn lookup_shared<L: Lanes>(t: &[u64], idx: &[u64; 8]) -> (Fe<L>, Fe<L>) {
     let base = L::from_array(core::array::from_fn(|l| idx[l] * 10));
-    let x = core::array::from_fn(|k| L::gather(&t[k..], base));
-    let y = core::array::from_fn(|k| L::gather(&t[k + 5..], base));
+    let (mut x, mut y) = ([base; 5], [base; 5]);
+    for k in 0..5 {
+        x[k] = L::gather(&t[k..], base);
+        y[k] = L::gather(&t[k + 5..], base);
+    }
     (Fe5x52x8 { l: x }, Fe5x52x8 { l: y })
 }
 
@@ -325,7 +333,11 @@ pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
     let ay = Fe::<L>::from_lanes(&core::array::from_fn(|i| inp[i].a.y));
     let (ta, zg) = a_table(&ax, &ay);
     let beta = Fe::<L>::splat(&super::ecmult::beta::<Fe5x52>());
-    let tl: [(Fe<L>, Fe<L>); TA] = core::array::from_fn(|i| (ta[i].0.mul(&beta), ta[i].1));
+    // Plain loops, not closures, keep the kernels inside the caller's target features.
+    let mut tl = ta;
+    for e in tl.iter_mut() {
+        e.0 = e.0.mul(&beta);
+    }
     let ta = flatten_table(&ta);
     let tl = flatten_table(&tl);
     let gt = GenTables8::get();
@@ -570,6 +582,79 @@ pub(crate) fn schnorr_verify_many(backend: Backend, items: &[SchnorrItem<'_>]) -
             unsafe { schnorr_verify_many_ifma::<F>(items) }
         }),
         _ => items.iter().map(|&(pk, m, s)| super::schnorr::verify_with(backend, pk, m, s)).collect(),
+    }
+}
+
+// ---- Measuring the eight-lane field ---------------------------------------------------------
+
+#[inline(always)]
+fn field_chain_x8_lanes<L: Lanes>(
+    kernel: super::field::FieldKernel,
+    a: &[super::field::FieldElement; 8],
+    b: &[super::field::FieldElement; 8],
+    n: usize,
+) -> [super::field::FieldElement; 8] {
+    use super::field::FieldKernel;
+    let mut x = Fe::<L>::from_lanes(&core::array::from_fn(|i| a[i].0));
+    let y = Fe::<L>::from_lanes(&core::array::from_fn(|i| b[i].0));
+    // Plain loops, not closures, keep the kernels inside the caller's target features.
+    for _ in 0..n {
+        x = match kernel {
+            FieldKernel::Mul => x.mul(&y),
+            FieldKernel::Sqr => x.sqr(),
+            FieldKernel::Inv => x.inv(),
+            FieldKernel::InvVartime => x.inv_lanes_var(),
+        };
+    }
+    let out = x.normalize().to_lanes();
+    core::array::from_fn(|i| super::field::FieldElement(out[i]))
+}
+
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn field_chain_x8_ifma(
+    kernel: super::field::FieldKernel,
+    a: &[super::field::FieldElement; 8],
+    b: &[super::field::FieldElement; 8],
+    n: usize,
+) -> [super::field::FieldElement; 8] {
+    field_chain_x8_lanes::<crate::backend::ifma::lanes::Ifma>(kernel, a, b, n)
+}
+
+/// [`field_chain_with`](super::field::field_chain_with) on eight lanes at once: lane i starts
+/// from `a[i]` and applies `kernel` `n` times (with `b[i]` the other factor of `Mul`), on the
+/// eight-lane field `Fe5x52x8`. `Inv` is the addition chain on all lanes, `InvVartime` one
+/// scalar safegcd inversion shared by the lanes (Montgomery's trick).
+///
+/// An Ifma token runs the AVX-512 IFMA kernels; any other token runs the same kernels on the
+/// portable eight-lane model, which checks correctness and is slow by design.
+///
+/// ```
+/// use fullverify::secp256k1::arith::{field_chain_x8_with, FieldElement, FieldKernel};
+/// use fullverify::Backend;
+///
+/// let a: [FieldElement; 8] = core::array::from_fn(|i| FieldElement::from_u64(i as u64 + 2));
+/// let b = [FieldElement::from_u64(3); 8];
+/// for backend in Backend::available() {
+///     let r = field_chain_x8_with(backend, FieldKernel::Mul, &a, &b, 2);
+///     assert_eq!(r[5], FieldElement::from_u64(7 * 9));
+/// }
+/// ```
+pub fn field_chain_x8_with(
+    backend: Backend,
+    kernel: super::field::FieldKernel,
+    a: &[super::field::FieldElement; 8],
+    b: &[super::field::FieldElement; 8],
+    n: usize,
+) -> [super::field::FieldElement; 8] {
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
+        // avx512vl.
+        BackendKind::Ifma => unsafe { field_chain_x8_ifma(kernel, a, b, n) },
+        _ => field_chain_x8_lanes::<crate::backend::ifma::lanes::Emulated>(kernel, a, b, n),
     }
 }
 

@@ -70,12 +70,14 @@ impl<L: Lanes> Fe5x52x8<L> {
     }
 
     /// Lane i from `a[i]` (normalized first).
+    #[inline(always)]
     pub(crate) fn from_lanes(a: &[Fe5x52; 8]) -> Self {
         let n: [Fe5x52; 8] = core::array::from_fn(|i| a[i].normalize());
         Fe5x52x8 { l: core::array::from_fn(|k| L::from_array(core::array::from_fn(|i| n[i].0[k]))) }
     }
 
     /// The eight elements as portable values (weak: magnitude ≤ 2 in the 5×52 rules).
+    #[inline(always)]
     pub(crate) fn to_lanes(&self) -> [Fe5x52; 8] {
         let w: [[u64; 8]; 5] = core::array::from_fn(|k| self.l[k].to_array());
         core::array::from_fn(|i| Fe5x52(core::array::from_fn(|k| w[k][i])))
@@ -234,6 +236,7 @@ impl<L: Lanes> Fe5x52x8<L> {
 
     /// a^(p−2) = a⁻¹ per lane (0 ↦ 0) by the addition chain of `secp256k1::field::inv`:
     /// 255 squarings and 15 multiplications on all eight lanes at once.
+    #[inline(always)]
     pub(crate) fn inv(&self) -> Self {
         let a = self;
         let x2 = a.sqr().mul(a);
@@ -255,6 +258,7 @@ impl<L: Lanes> Fe5x52x8<L> {
 
     /// Per-lane inverse (0 ↦ 0) through the scalar field: one safegcd inversion and 24
     /// multiplications (Montgomery's trick over the eight lanes). Variable time.
+    #[inline(always)]
     pub(crate) fn inv_lanes_var(&self) -> Self {
         let mut v = self.to_lanes();
         crate::secp256k1::field::batch_inv_var(&mut v);

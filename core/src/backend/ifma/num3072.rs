@@ -38,16 +38,22 @@ pub(crate) fn mul_columns<L: Lanes>(a: &[u64; LIMBS52], b: &[u64; LIMBS52]) -> [
     let z = L::splat(0);
     let mut lo = [z; COLS / 8];
     let mut hi = [z; COLS / 8];
-    for (i, &ai) in a.iter().enumerate() {
-        let s = i % 8;
-        let blk0 = (i - s) / 8;
-        let av = L::splat(ai);
-        for m in 0..9 {
-            let start = 8 + 8 * m - s;
-            let bv = L::from_array(bpad[start..start + 8].try_into().unwrap());
-            lo[blk0 + m] = lo[blk0 + m].madd52lo(av, bv);
-            hi[blk0 + m] = hi[blk0 + m].madd52hi(av, bv);
+    // Rows base … base + 7 touch accumulator blocks base/8 … base/8 + 8: eighteen registers,
+    // loaded once per group of rows.
+    for (g, rows) in a.chunks(8).enumerate() {
+        let mut l: [L; 9] = core::array::from_fn(|m| lo[g + m]);
+        let mut h: [L; 9] = core::array::from_fn(|m| hi[g + m]);
+        for (s, &ai) in rows.iter().enumerate() {
+            let av = L::splat(ai);
+            for m in 0..9 {
+                let start = 8 + 8 * m - s;
+                let bv = L::from_array(bpad[start..start + 8].try_into().unwrap());
+                l[m] = l[m].madd52lo(av, bv);
+                h[m] = h[m].madd52hi(av, bv);
+            }
         }
+        lo[g..g + 9].copy_from_slice(&l);
+        hi[g..g + 9].copy_from_slice(&h);
     }
     let mut out = [0u64; COLS];
     for m in 0..COLS / 8 {
