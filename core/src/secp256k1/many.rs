@@ -45,6 +45,8 @@ const NWA: usize = 128usize.div_ceil(WA as usize) + 1;
 const NWG: usize = 128usize.div_ceil(WG as usize);
 
 type Fe<L> = Fe5x52x8<L>;
+/// A table of TA affine points (x, y), one per lane.
+type TableX8<L> = [(Fe<L>, Fe<L>); TA];
 
 /// Eight Jacobian points (infinity is tracked by the caller, as a lane mask).
 #[derive(Clone, Copy)]
@@ -54,6 +56,7 @@ pub(crate) struct GejX8<L: Lanes> {
     pub(crate) z: Fe<L>,
 }
 
+#[allow(clippy::wrong_self_convention)]
 impl<L: Lanes> GejX8<L> {
     /// 2P in every lane (a = 0): 4 squarings, 3 multiplications.
     #[inline(always)]
@@ -245,7 +248,7 @@ fn digit_masks(d: [i32; 8]) -> (u8, u8, [u64; 8]) {
 /// The table of A (or λA) flattened for gathers: entry e, limb k (x then y), lane l at
 /// `(10e + k)·8 + l`.
 #[inline(always)]
-fn flatten_table<L: Lanes>(t: &[(Fe<L>, Fe<L>); TA]) -> Vec<u64> {
+fn flatten_table<L: Lanes>(t: &TableX8<L>) -> Vec<u64> {
     let mut out = Vec::with_capacity(TA * 80);
     for (x, y) in t {
         for c in x.l.iter().chain(y.l.iter()) {
@@ -281,7 +284,7 @@ fn lookup_shared<L: Lanes>(t: &[u64], idx: &[u64; 8]) -> (Fe<L>, Fe<L>) {
 
 /// 1…TA times A per lane in the global-Z frame, and Z_global.
 #[inline(always)]
-fn a_table<L: Lanes>(ax: &Fe<L>, ay: &Fe<L>) -> ([(Fe<L>, Fe<L>); TA], Fe<L>) {
+fn a_table<L: Lanes>(ax: &Fe<L>, ay: &Fe<L>) -> (TableX8<L>, Fe<L>) {
     let one = Fe::<L>::one();
     let a = GejX8 { x: *ax, y: *ay, z: one };
     let mut pre = [a; TA];
@@ -694,7 +697,7 @@ mod tests {
             p.xpks.push(pk.x_only().0);
             p.msgs.push(msg);
             let mut sig = ecdsa::sign(&sk, &msg);
-            if rng.next_u64() % 2 == 0 {
+            if rng.next_u64().is_multiple_of(2) {
                 sig.s = sig.s.negate(); // high s verifies too
             }
             p.esigs.push(sig);

@@ -29,7 +29,8 @@ const P4: [u64; 5] = [0xF_FFFE_FFFF_FC2F * 4, M52 * 4, M52 * 4, M52 * 4, M48 * 4
 /// p in 52-bit limbs.
 const P: [u64; 5] = [0xF_FFFE_FFFF_FC2F, M52, M52, M52, M48];
 
-/// Eight field elements, one per lane (see the module documentation).
+/// Eight field elements, one per lane (see the module documentation). Conversions take
+/// `&self` like the rest of the kernel API.
 #[derive(Clone, Copy)]
 pub(crate) struct Fe5x52x8<L: Lanes> {
     pub(crate) l: [L; 5],
@@ -49,6 +50,7 @@ fn carry4<L: Lanes>(c: &mut [L; 5]) {
     c[3] = c[3].and(m);
 }
 
+#[allow(clippy::wrong_self_convention)]
 impl<L: Lanes> Fe5x52x8<L> {
     /// Every lane 0.
     #[inline(always)]
@@ -167,6 +169,7 @@ impl<L: Lanes> Fe5x52x8<L> {
     }
 
     /// a + b.
+    #[cfg_attr(not(test), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn add(&self, b: &Self) -> Self {
         Self::normalize_weak_from(core::array::from_fn(|k| self.l[k].add(b.l[k])))
@@ -217,6 +220,7 @@ impl<L: Lanes> Fe5x52x8<L> {
     }
 
     /// Mask of the lanes whose value is 0 mod p.
+    #[cfg_attr(not(test), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn is_zero_mask(&self) -> u8 {
         let n = self.normalize().l;

@@ -161,7 +161,7 @@ fn structured(rng: &mut SplitMix64) -> Fe5x52 {
 /// bounds by adding p or 2p limb by limb where it fits the invariant.
 fn weaken(a: &Fe5x52, rng: &mut SplitMix64) -> Fe5x52 {
     let pl = super::field::P_LIMBS;
-    if rng.next_u64() % 2 == 0 {
+    if rng.next_u64().is_multiple_of(2) {
         return *a;
     }
     // a + p: limbs < 2^53, then carry so that limbs 0..3 < 2^52 and limb 4 < 2^49.
@@ -196,7 +196,8 @@ fn check_fe8<L: Lanes>(iters: usize) {
         let m8 = xa.mul_pow2::<3>();
         let m3 = xa.mul3();
         let norm = mul.normalize();
-        let checks: [(&Fe5x52x8<L>, &dyn Fn(usize) -> Fe5x52); 7] = [
+        type Want<'a> = &'a dyn Fn(usize) -> Fe5x52;
+        let checks: [(&Fe5x52x8<L>, Want); 7] = [
             (&mul, &|i| a[i].mul(&b[i])),
             (&sqr, &|i| a[i].sqr()),
             (&add, &|i| a[i].add(&b[i])),
