@@ -133,6 +133,7 @@ impl Num3072 {
     }
 
     /// The product on 52-bit limbs with eight-lane multiply-adds (`backend::ifma::num3072`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn mul_lanes<L: crate::backend::ifma::lanes::Lanes>(&self, other: &Num3072) -> Num3072 {
         use crate::backend::ifma::num3072::{columns_to_words, mul_columns, to_limbs52};

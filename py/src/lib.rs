@@ -9,6 +9,7 @@ use std::sync::Mutex;
 mod hash;
 mod muhash;
 mod secp;
+mod secp_many;
 mod tx;
 
 pyo3::create_exception!(
@@ -72,6 +73,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hash::register(m)?;
     muhash::register(m)?;
     secp::register(m)?;
+    secp_many::register(m)?;
     tx::register(m)?;
     Ok(())
 }

@@ -18,6 +18,7 @@
 //! lone surrogate becomes U+FFFD, as `TextEncoder` does).
 
 pub mod hex;
+pub mod verify_many;
 
 use fullverify::hash::{self, state_to_bytes, TaggedHash};
 use fullverify::Backend;

@@ -32,7 +32,7 @@ use super::{PublicKey, XOnlyPublicKey};
 use crate::backend::ifma::field::Fe5x52x8;
 use crate::backend::ifma::lanes::Lanes;
 use crate::backend::portable::field::Fe5x52;
-use crate::backend::{Backend, BackendKind};
+use crate::backend::Backend;
 
 /// Window of the variable point A.
 pub(crate) const WA: u32 = 5;
@@ -567,7 +567,7 @@ unsafe fn schnorr_verify_many_ifma<F: EcmultField>(items: &[SchnorrItem<'_>]) ->
 pub(crate) fn ecdsa_verify_many(backend: Backend, items: &[EcdsaItem<'_>]) -> Vec<bool> {
     match backend.kind() {
         #[cfg(target_arch = "x86_64")]
-        BackendKind::Ifma => with_field!(backend, F => {
+        crate::backend::BackendKind::Ifma => with_field!(backend, F => {
             // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
             // avx512vl; `with_field!` picks the Asm field only when BMI2+ADX are present.
             unsafe { ecdsa_verify_many_ifma::<F>(items) }
@@ -580,7 +580,7 @@ pub(crate) fn ecdsa_verify_many(backend: Backend, items: &[EcdsaItem<'_>]) -> Ve
 pub(crate) fn schnorr_verify_many(backend: Backend, items: &[SchnorrItem<'_>]) -> Vec<bool> {
     match backend.kind() {
         #[cfg(target_arch = "x86_64")]
-        BackendKind::Ifma => with_field!(backend, F => {
+        crate::backend::BackendKind::Ifma => with_field!(backend, F => {
             // SAFETY: as in `ecdsa_verify_many`.
             unsafe { schnorr_verify_many_ifma::<F>(items) }
         }),
@@ -656,7 +656,7 @@ pub fn field_chain_x8_with(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
         // avx512vl.
-        BackendKind::Ifma => unsafe { field_chain_x8_ifma(kernel, a, b, n) },
+        crate::backend::BackendKind::Ifma => unsafe { field_chain_x8_ifma(kernel, a, b, n) },
         _ => field_chain_x8_lanes::<crate::backend::ifma::lanes::Emulated>(kernel, a, b, n),
     }
 }
@@ -665,7 +665,7 @@ pub fn field_chain_x8_with(
 mod tests {
     use super::*;
     use crate::backend::ifma::lanes::Emulated;
-    use crate::backend::require_or_skip;
+    use crate::backend::{require_or_skip, BackendKind};
     use crate::secp256k1::{ecdsa, schnorr};
     use fullverify_testkit::{test_iters, test_seed, SplitMix64};
 

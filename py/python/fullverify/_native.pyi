@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Type stubs for the Rust extension ``fullverify._native``."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Optional, Union, final
 
 
@@ -144,6 +144,10 @@ def schnorr_sign(seckey: bytes, msg: bytes, aux_rand: Optional[bytes] = None) ->
     """BIP340 signature."""
 def schnorr_verify(pubkey: bytes, msg: bytes, sig: bytes, backend: Optional[str] = None) -> bool:
     """BIP340 verification; malformed input verifies False."""
+def ecdsa_verify_many(items: Sequence[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[bool]:
+    """``ecdsa_verify`` on each ``(pubkey, msg32, sig_der)``; eight at a time on the ifma backend."""
+def schnorr_verify_many(items: Sequence[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[bool]:
+    """``schnorr_verify`` on each ``(pubkey32, msg, sig64)``; eight at a time on the ifma backend."""
 def xonly_pubkey(seckey: bytes) -> bytes: ...
 def xonly_tweak_add(internal: bytes, tweak: bytes) -> tuple[bytes, bool]:
     """BIP341 output key ``internal + tweak*G``: ``(xonly, odd_y)``."""
