@@ -64,6 +64,10 @@
 
 use core::fmt;
 
+// Off x86-64 only the tests and `field_chain_x8_with` run the eight-lane kernels (on the
+// portable model).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) mod ifma;
 pub(crate) mod portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_asm;
@@ -75,8 +79,10 @@ pub enum BackendKind {
     Portable,
     /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.
     Asm,
-    /// AVX-512 IFMA, eight independent field elements per register. Its kernels are not part
-    /// of this build yet, so it is never supported.
+    /// AVX-512 IFMA, eight independent field elements per register: eight-way ECDSA and
+    /// BIP340 verification (`verify_many`) and MuHash's 3072-bit multiplication. Work with no
+    /// eight-way kernel (a single verification, key parsing) runs on the Asm field when the
+    /// CPU has BMI2+ADX, else on Portable.
     Ifma,
 }
 
@@ -123,8 +129,8 @@ impl Cpu {
     }
 }
 
-/// Whether this build contains IFMA kernels. Flipped when the IFMA backend lands.
-const IFMA_KERNELS_PRESENT: bool = false;
+/// Whether this build contains IFMA kernels.
+const IFMA_KERNELS_PRESENT: bool = true;
 
 impl BackendKind {
     /// Every backend, in order of preference (worst first).
@@ -199,7 +205,7 @@ impl Backend {
         Backend::try_from(BackendKind::Asm).ok()
     }
 
-    /// The IFMA backend, if this CPU and build can run it (never, until its kernels exist).
+    /// The IFMA backend, if this CPU and build can run it.
     pub fn ifma() -> Option<Backend> {
         Backend::try_from(BackendKind::Ifma).ok()
     }

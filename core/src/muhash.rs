@@ -91,8 +91,58 @@ impl Num3072 {
         self
     }
 
-    /// `self · other mod m`, weakly reduced (`< 2^3072`).
+    /// `self · other mod m`, weakly reduced (`< 2^3072`), on the detected backend.
     pub fn mul(&self, other: &Num3072) -> Num3072 {
+        self.mul_with(crate::Backend::detect(), other)
+    }
+
+    /// [`Num3072::mul`] on `backend`: the 52-bit-limb IFMA product on an Ifma token, the
+    /// 64-bit schoolbook otherwise. Every backend gives the same limbs.
+    ///
+    /// ```
+    /// use fullverify::muhash::Num3072;
+    /// use fullverify::Backend;
+    ///
+    /// let a = Num3072::from_le_bytes(&[0xA5; 384]);
+    /// let b = Num3072::from_le_bytes(&[0x3C; 384]);
+    /// let want = a.mul_with(Backend::portable(), &b);
+    /// for backend in Backend::available() {
+    ///     assert_eq!(a.mul_with(backend, &b), want);
+    /// }
+    /// ```
+    pub fn mul_with(&self, backend: crate::Backend, other: &Num3072) -> Num3072 {
+        match backend.kind() {
+            #[cfg(target_arch = "x86_64")]
+            crate::backend::BackendKind::Ifma => {
+                // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma
+                // and avx512vl.
+                unsafe { self.mul_ifma(other) }
+            }
+            _ => self.mul_portable(other),
+        }
+    }
+
+    /// [`Num3072::mul_lanes`] on AVX-512 registers.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, IFMA and VL.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+    unsafe fn mul_ifma(&self, other: &Num3072) -> Num3072 {
+        self.mul_lanes::<crate::backend::ifma::lanes::Ifma>(other)
+    }
+
+    /// The product on 52-bit limbs with eight-lane multiply-adds (`backend::ifma::num3072`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn mul_lanes<L: crate::backend::ifma::lanes::Lanes>(&self, other: &Num3072) -> Num3072 {
+        use crate::backend::ifma::num3072::{columns_to_words, mul_columns, to_limbs52};
+        let col = mul_columns::<L>(&to_limbs52(&self.limbs), &to_limbs52(&other.limbs));
+        Self::fold(&columns_to_words(&col))
+    }
+
+    /// The 64-bit schoolbook product (every target).
+    fn mul_portable(&self, other: &Num3072) -> Num3072 {
         // Schoolbook 48×48-limb product into 96 limbs.
         let mut t = [0u64; 2 * LIMBS];
         for i in 0..LIMBS {
@@ -289,6 +339,12 @@ impl MuHash3072 {
     /// Adds `data` to the set.
     pub fn insert(&mut self, data: &[u8]) -> &mut Self {
         self.numerator = self.numerator.mul(&to_num3072(data));
+        self
+    }
+
+    /// [`MuHash3072::insert`] with the multiplication on `backend`.
+    pub fn insert_with(&mut self, backend: crate::Backend, data: &[u8]) -> &mut Self {
+        self.numerator = self.numerator.mul_with(backend, &to_num3072(data));
         self
     }
 

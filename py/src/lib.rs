@@ -11,6 +11,7 @@ mod chain;
 mod hash;
 mod muhash;
 mod secp;
+mod secp_many;
 mod tx;
 
 pyo3::create_exception!(
@@ -76,6 +77,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     muhash::register(m)?;
     secp::register(m)?;
     batch::register(m)?;
+    secp_many::register(m)?;
     tx::register(m)?;
     Ok(())
 }

@@ -245,3 +245,24 @@ def test_wrong_types_raise_type_error() -> None:
         fullverify.fe_mul("1", 2)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         fullverify.Point.mul_generator(1.0)  # type: ignore[arg-type]
+
+
+def test_verify_many_matches_single_on_every_backend() -> None:
+    keys = [hashlib.sha256(bytes([i])).digest() for i in range(19)]
+    msgs = [hashlib.sha256(b"m" + bytes([i])).digest() for i in range(19)]
+    eitems = [(fullverify.pubkey_from_secret(k), m, fullverify.ecdsa_sign(k, m)) for k, m in zip(keys, msgs)]
+    sitems = [(fullverify.xonly_pubkey(k), m, fullverify.schnorr_sign(k, m)) for k, m in zip(keys, msgs)]
+    # Invalid items in several lanes: another message, a malformed key, a truncated signature.
+    eitems[3] = (eitems[3][0], msgs[4], eitems[3][2])
+    eitems[9] = (b"\x05" + eitems[9][0][1:], eitems[9][1], eitems[9][2])
+    sitems[0] = (sitems[0][0], msgs[1], sitems[0][2])
+    sitems[17] = (sitems[17][0], sitems[17][1], sitems[17][2][:63])
+    for b in fullverify.available_backends():
+        want_e = [fullverify.ecdsa_verify(p, m, s, backend=b) for p, m, s in eitems]
+        want_s = [fullverify.schnorr_verify(p, m, s, backend=b) for p, m, s in sitems]
+        assert fullverify.ecdsa_verify_many(eitems, backend=b) == want_e
+        assert fullverify.schnorr_verify_many(sitems, backend=b) == want_s
+        assert want_e.count(False) == 2 and want_s.count(False) == 2
+    assert fullverify.ecdsa_verify_many([]) == []
+    with pytest.raises(fullverify.Error):
+        fullverify.ecdsa_verify_many([(eitems[0][0], b"short", eitems[0][2])])

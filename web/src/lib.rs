@@ -19,6 +19,7 @@
 
 mod batch;
 pub mod hex;
+pub mod verify_many;
 
 use fullverify::hash::{self, state_to_bytes, TaggedHash};
 use fullverify::Backend;

@@ -18,7 +18,8 @@
 //! - [`Scalar::split_lambda`] / [`GlvSplit`] and [`wnaf`]: the decompositions the verifier's
 //!   multiplication uses, exposed so that they can be inspected.
 //! - [`field_chain_with`]: runs a chain of one field kernel on a chosen [`Backend`] token's
-//!   kernels, for measuring them (the only item here that uses a backend other than
+//!   kernels, for measuring them; [`field_chain_x8_with`] does the same on eight lanes of
+//!   the IFMA field (these two are the only items here that use a backend other than
 //!   Portable).
 //!
 //! Operations named `_vartime` take time that depends on their inputs; use them on public
@@ -51,5 +52,6 @@ use crate::Backend;
 
 pub use super::ecmult::wnaf;
 pub use super::field::{field_chain_with, FieldElement, FieldKernel};
+pub use super::many::field_chain_x8_with;
 pub use super::point::{AffinePoint, JacobianPoint};
 pub use super::scalar::{GlvSplit, Scalar, LAMBDA};

@@ -440,3 +440,32 @@ pub fn try_sign(seckey: &[u8; 32], msg32: &[u8; 32]) -> Result<Signature, Error>
 pub fn sign(seckey: &[u8; 32], msg32: &[u8; 32]) -> Signature {
     try_sign(seckey, msg32).expect("ecdsa::sign: secret key must be in [1, n)")
 }
+
+// ---- Many signatures at once ----------------------------------------------------------------
+
+/// One item of [`verify_many`]: the arguments of [`verify`] (key, 32-byte message hash,
+/// signature).
+pub type VerifyItem<'a> = (&'a PublicKey, &'a [u8; 32], &'a Signature);
+
+/// Verifies every item on `backend` and returns one answer per item, in order; each equals
+/// [`verify_with`] on the same arguments.
+///
+/// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
+/// registers (a remainder of one to seven goes one by one to the best scalar field); on other
+/// backends this is a loop over [`verify_with`].
+///
+/// ```
+/// use fullverify::secp256k1::{ecdsa, PublicKey};
+/// use fullverify::Backend;
+///
+/// let keys: Vec<_> = (1..=10u8).map(|i| PublicKey::from_secret(&[i; 32]).unwrap()).collect();
+/// let msgs: Vec<[u8; 32]> = (1..=10u8).map(|i| [i ^ 0x55; 32]).collect();
+/// let sigs: Vec<_> = (1..=10u8).map(|i| ecdsa::sign(&[i; 32], &msgs[i as usize - 1])).collect();
+/// let mut items: Vec<ecdsa::VerifyItem> = (0..10).map(|i| (&keys[i], &msgs[i], &sigs[i])).collect();
+/// items[9].0 = &keys[0];
+/// let ok = ecdsa::verify_many(Backend::detect(), &items);
+/// assert_eq!(ok, [true, true, true, true, true, true, true, true, true, false]);
+/// ```
+pub fn verify_many(backend: Backend, items: &[VerifyItem<'_>]) -> Vec<bool> {
+    super::many::ecdsa_verify_many(backend, items)
+}

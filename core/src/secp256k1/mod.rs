@@ -33,14 +33,21 @@
 /// `$body`'s value; a `?` or `return` in `$body` leaves the enclosing function.
 ///
 /// The Asm arm is the only place the crate instantiates code with `Fe4x64Asm`, whose kernels
-/// need BMI2+ADX. It is reached only for a token of kind Asm, and `Backend` tokens are issued
-/// only after the CPU check, so the instructions exist on this CPU. IFMA has no field kernels
-/// yet (and no token is ever issued for it); it shares the Portable arm.
+/// need BMI2+ADX. It is reached for a token of kind Asm, issued only after the CPU check, and
+/// for a token of kind Ifma when `Cpu::get()` also saw BMI2+ADX (and the build allows Asm):
+/// IFMA's own kernels are eight-lane, so its scalar work runs on the best scalar field.
 macro_rules! with_field {
     ($backend:expr, $F:ident => $body:expr) => {
         match $crate::backend::Backend::kind($backend) {
             #[cfg(target_arch = "x86_64")]
             $crate::backend::BackendKind::Asm => {
+                type $F = $crate::backend::x86_64_asm::field::Fe4x64Asm;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::backend::BackendKind::Ifma
+                if !cfg!(feature = "no_asm") && $crate::backend::Cpu::get().bmi2_adx =>
+            {
                 type $F = $crate::backend::x86_64_asm::field::Fe4x64Asm;
                 $body
             }
@@ -59,6 +66,9 @@ pub(crate) mod ecmult;
 pub(crate) mod ecmult_gen;
 pub(crate) mod field;
 pub(crate) mod group;
+// Off x86-64 the eight-way code runs only in tests (on the portable lane model).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) mod many;
 pub(crate) mod modinv;
 pub mod msm;
 pub(crate) mod point;

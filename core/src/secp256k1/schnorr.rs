@@ -145,3 +145,31 @@ pub fn try_sign(seckey: &[u8; 32], msg: &[u8], aux: &[u8; 32]) -> Result<[u8; 64
 pub fn sign(seckey: &[u8; 32], msg: &[u8], aux: &[u8; 32]) -> [u8; 64] {
     try_sign(seckey, msg, aux).expect("schnorr::sign: secret key must be in [1, n)")
 }
+
+// ---- Many signatures at once ----------------------------------------------------------------
+
+/// One item of [`verify_many`]: the arguments of [`verify`] (key, message, signature).
+pub type VerifyItem<'a> = (&'a XOnlyPublicKey, &'a [u8], &'a [u8; 64]);
+
+/// Verifies every item on `backend` and returns one answer per item, in order; each equals
+/// [`verify_with`] on the same arguments.
+///
+/// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
+/// registers (a remainder of one to seven goes one by one to the best scalar field); on other
+/// backends this is a loop over [`verify_with`].
+///
+/// ```
+/// use fullverify::secp256k1::{schnorr, PublicKey};
+/// use fullverify::Backend;
+///
+/// let keys: Vec<_> = (1..=10u8).map(|i| PublicKey::from_secret(&[i; 32]).unwrap().x_only().0).collect();
+/// let sigs: Vec<_> = (1..=10u8).map(|i| schnorr::sign(&[i; 32], b"m", &[0; 32])).collect();
+/// let mut items: Vec<schnorr::VerifyItem> = keys.iter().zip(&sigs).map(|(k, s)| (k, &b"m"[..], s)).collect();
+/// items[3].1 = b"another";
+/// let ok = schnorr::verify_many(Backend::detect(), &items);
+/// assert_eq!(ok.iter().filter(|&&b| b).count(), 9);
+/// assert!(!ok[3]);
+/// ```
+pub fn verify_many(backend: Backend, items: &[VerifyItem<'_>]) -> Vec<bool> {
+    super::many::schnorr_verify_many(backend, items)
+}

@@ -2,7 +2,7 @@
 """Type stubs for the Rust extension ``fullverify._native``."""
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Optional, Union, final
 
 
@@ -149,6 +149,10 @@ def schnorr_verify_batch(items: list[tuple[bytes, bytes, bytes]], backend: Optio
     """BIP340 batch verification of ``(pubkey32, msg, sig64)`` items: True when all are valid."""
 def schnorr_find_invalid(items: list[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[int]:
     """Indices (ascending) of the invalid items; malformed keys or signatures count as invalid."""
+def ecdsa_verify_many(items: Sequence[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[bool]:
+    """``ecdsa_verify`` on each ``(pubkey, msg32, sig_der)``; eight at a time on the ifma backend."""
+def schnorr_verify_many(items: Sequence[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[bool]:
+    """``schnorr_verify`` on each ``(pubkey32, msg, sig64)``; eight at a time on the ifma backend."""
 def xonly_pubkey(seckey: bytes) -> bytes: ...
 def xonly_tweak_add(internal: bytes, tweak: bytes) -> tuple[bytes, bool]:
     """BIP341 output key ``internal + tweak*G``: ``(xonly, odd_y)``."""
