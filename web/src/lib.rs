@@ -17,7 +17,11 @@
 //! Text is hashed as its UTF-8 encoding (JavaScript strings are re-encoded on the way in; a
 //! lone surrogate becomes U+FFFD, as `TextEncoder` does).
 
+pub mod glv;
 pub mod hex;
+pub mod sig;
+pub mod sighash;
+pub mod view;
 
 use fullverify::hash::{self, state_to_bytes, TaggedHash};
 use fullverify::Backend;
