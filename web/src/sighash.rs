@@ -273,7 +273,7 @@ fn plan(tx: &Transaction, i: usize, spk: &[u8], flags: ScriptFlags, reason: &mut
                 program_spk = p;
                 wrapped = true;
             } else {
-                reason.push("the spent output is P2SH (BIP16) with a non-witness redeem script: legacy hashing over the redeem script".into());
+                reason.push("the spent output is P2SH (BIP16) and the redeem script is not a witness program (or WITNESS is off): legacy hashing over the redeem script".into());
                 let sig =
                     pushes(&input.script_sig).and_then(|ps| ps.into_iter().find(|x| looks_like_ecdsa_sig(x)));
                 return Plan::Legacy { script_code: p, sig };
