@@ -269,7 +269,11 @@ function initSighash(worker) {
     $('sh-verdict').textContent = v.verdict;
     $('sh-verdict').className = `flag ${v.verdict === 'valid' ? 'good' : 'bad'}`;
     $('sh-flags-used').textContent = v.flags || '(no flags)';
-    $('sh-notes').replaceChildren(...v.notes.map((n) => el('li', { textContent: n })));
+    const notes = [...v.notes];
+    if (v.signatureHashType !== null && v.signatureHashType !== undefined && v.signatureHashType !== v.hashType) {
+      notes.unshift('The verdict checks the signatures in the input; the chosen hash type changes only the preimage and digest shown.');
+    }
+    $('sh-notes').replaceChildren(...notes.map((n) => el('li', { textContent: n })));
     const before = new Map((previous ?? []).map((f) => [f.name, f.hex]));
     const rows = v.fields.map((f, i) => {
       const changed = previous !== null && before.get(f.name) !== f.hex;
