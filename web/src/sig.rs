@@ -7,7 +7,7 @@
 
 use crate::glv::to_decimal;
 use crate::hex;
-use crate::view::{hex_field, to_js, FieldError};
+use crate::view::{consistent, hex_field, to_js, FieldError};
 use fullverify::hash::tagged_hash;
 use fullverify::secp256k1::arith::{AffinePoint, FieldElement, Scalar};
 use fullverify::secp256k1::ecdsa::{self, Signature};
@@ -89,7 +89,7 @@ pub fn ecdsa_explain(pubkey: &str, msg: &str, sig: &str, mode: &str) -> Result<S
     steps.push(step("z", &z.to_bytes(), "the message hash as an integer mod n"));
     let core_valid = ecdsa::verify(&pk, &msg32, &parsed);
     if parsed.r.is_zero() || norm.s.is_zero() {
-        assert!(!core_valid);
+        consistent(!core_valid, "sig", "the core accepts a zero r or s")?;
         return Ok(SigView {
             scheme: "ecdsa".into(),
             steps,
@@ -118,7 +118,7 @@ pub fn ecdsa_explain(pubkey: &str, msg: &str, sig: &str, mode: &str) -> Result<S
             (ok, (!ok).then(|| "R.x mod n differs from r".to_string()))
         }
     };
-    assert_eq!(valid, core_valid, "intermediates disagree with the core's verifier");
+    consistent(valid == core_valid, "sig", "the intermediates disagree with the core's verifier")?;
     Ok(SigView { scheme: "ecdsa".into(), steps, valid, reason })
 }
 
@@ -140,7 +140,7 @@ pub fn bip340_explain(pubkey: &str, msg: &str, sig: &str) -> Result<SigView, Fie
     let sb: [u8; 32] = sig64[32..].try_into().expect("32 bytes");
     let mut steps = vec![step("P", &pk32, "lift_x(pubkey): the point with this x and even y")];
     let fail = |steps, reason: &str| {
-        assert!(!core_valid);
+        consistent(!core_valid, "sig", "the core accepts what the intermediates reject")?;
         Ok(SigView { scheme: "bip340".into(), steps, valid: false, reason: Some(reason.into()) })
     };
     steps.push(step("r", &rb, "first 32 bytes: R's x"));
@@ -172,7 +172,7 @@ pub fn bip340_explain(pubkey: &str, msg: &str, sig: &str) -> Result<SigView, Fie
     } else {
         None
     };
-    assert_eq!(valid, core_valid, "intermediates disagree with the core's verifier");
+    consistent(valid == core_valid, "sig", "the intermediates disagree with the core's verifier")?;
     Ok(SigView { scheme: "bip340".into(), steps, valid, reason })
 }
 

@@ -9,7 +9,7 @@
 //! verifier does not use.
 
 use crate::hex;
-use crate::view::{hex_field, to_js, FieldError};
+use crate::view::{consistent, hex_field, to_js, FieldError};
 use fullverify::encode::{write_compact_size, write_var_bytes, Transaction, TxOut};
 use fullverify::hash::{sha256, sha256d, tagged_hash};
 use fullverify::script::interpreter::{find_and_delete, push_data_script, tapleaf_hash};
@@ -417,9 +417,10 @@ pub fn explain(
                     }
                 };
                 if let Some(p) = &pre {
-                    check_concat(&fields, p);
+                    check_concat(&fields, p)?;
                 }
-                assert_eq!(digest, fullverify::sighash::legacy_sighash(&tx, i, &sc, ht));
+                let core = fullverify::sighash::legacy_sighash(&tx, i, &sc, ht);
+                consistent(digest == core, "tx", "legacy digest")?;
                 (
                     Algorithm::Legacy,
                     sht,
@@ -446,9 +447,9 @@ pub fn explain(
                 let amount = spent[i].value;
                 let (fields, aggregates) = bip143_fields(&ctx, i, &script_code, amount, ht);
                 let pre = ctx.bip143_preimage(i, &script_code, amount, ht).expect("index checked");
-                check_concat(&fields, &pre);
+                check_concat(&fields, &pre)?;
                 let digest = ctx.bip143_sighash(i, &script_code, amount, ht).expect("index checked");
-                assert_eq!(digest, sha256d(&pre));
+                consistent(digest == sha256d(&pre), "tx", "BIP143 digest")?;
                 (Algorithm::Bip143, sht, fields, aggregates, pre, digest, "SHA256(SHA256(preimage))", false)
             }
             Plan::TapKey { sig, annex } => {
@@ -513,9 +514,9 @@ pub fn explain(
 }
 
 /// The display layout must be the preimage the core hashes.
-fn check_concat(fields: &[Field], preimage: &[u8]) {
+fn check_concat(fields: &[Field], preimage: &[u8]) -> Result<(), FieldError> {
     let joined: String = fields.iter().map(|f| f.hex.as_str()).collect();
-    assert_eq!(joined, hex::encode(preimage), "field layout differs from the core's preimage");
+    consistent(joined == hex::encode(preimage), "tx", "the field layout differs from the core's preimage")
 }
 
 fn legacy_fields(tx: &Transaction, n_in: usize, sc: &[u8], ht: u32) -> Vec<Field> {
@@ -726,7 +727,7 @@ fn bip341(
         _ => bad(),
     })?;
     let digest = ctx.bip341_sighash(n_in, ht8, annex, tapscript).expect("same checks as the message");
-    assert_eq!(digest, tagged_hash(b"TapSighash", &msg));
+    consistent(digest == tagged_hash(b"TapSighash", &msg), "tx", "BIP341 digest")?;
     let output_type = if ht8 == 0 { 1 } else { ht8 & 3 };
     let acp = ht8 & 0x80 != 0;
     let mut f = vec![
@@ -824,7 +825,7 @@ fn bip341(
             },
         ));
     }
-    check_concat(&f, &msg);
+    check_concat(&f, &msg)?;
     Ok((f, aggregates, msg, digest))
 }
 

@@ -50,3 +50,13 @@ pub(crate) fn to_js<T: Serialize>(view: &T) -> Result<JsValue, JsValue> {
 pub(crate) fn hex_field(field: &'static str, text: &str) -> Result<Vec<u8>, FieldError> {
     crate::hex::decode(text).map_err(|e| FieldError::new(field, e.to_string()))
 }
+
+/// An error for a disagreement between the explorer's layout or intermediates and the core
+/// (a bug, never an input problem): reported on `field` rather than aborting the module.
+pub(crate) fn consistent(ok: bool, field: &'static str, what: &str) -> Result<(), FieldError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(FieldError::new(field, format!("internal inconsistency: {what}; please report this input")))
+    }
+}
