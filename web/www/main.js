@@ -158,12 +158,26 @@ function makeWorker() {
     if (data.ok) p.ok(data.value); else p.fail({ message: data.message, field: data.field });
   };
   worker.onerror = (e) => readyReject(new Error(e.message));
+  const start = (module) => worker.postMessage({ module });
   const call = (fn, ...args) => new Promise((ok, fail) => {
     const id = next++;
     pending.set(id, { ok, fail });
     worker.postMessage({ id, fn, args });
   });
-  return { call, ready };
+  return { call, ready, start };
+}
+
+/** The module, compiled once for the page and its worker. */
+async function compileModule() {
+  const url = new URL('./pkg/fullverify_web_bg.wasm', import.meta.url);
+  try {
+    return await WebAssembly.compileStreaming(fetch(url));
+  } catch {
+    // A server that does not send application/wasm: compile from the bytes.
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url.pathname}: HTTP ${res.status}`);
+    return WebAssembly.compile(await res.arrayBuffer());
+  }
 }
 
 /**
@@ -257,6 +271,8 @@ function initSighash(worker) {
     fieldErrors('sh', FIELDS, error);
     $('sh-out').classList.toggle('stale', !!error);
     if (error) return;
+    // Milliseconds from navigation to the first rendered sighash (read by the browser test).
+    document.documentElement.dataset.firstSighashMs ??= String(Math.round(performance.now()));
     $('sh-algorithm').textContent = ALGORITHMS[v.algorithm];
     $('sh-algorithm').className = 'flag info';
     $('sh-reason').textContent = `${v.outputType}: ${v.reason}`;
@@ -550,7 +566,9 @@ async function main() {
   initTabs();
   const worker = makeWorker();
   try {
-    await Promise.all([init(), worker.ready]);
+    const module = await compileModule();
+    worker.start(module);
+    await Promise.all([init({ module_or_path: module }), worker.ready]);
   } catch (e) {
     const fatal = $('fatal');
     fatal.textContent = `Could not load the WebAssembly module: ${e.message}`;

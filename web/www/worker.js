@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Runs the explorer's longer computations (sighash with script verification, GLV splits,
-// signature checks) off the page's thread. Messages in: {id, fn, args}; out: {id, ok, value}
-// or {id, ok: false, message, field}. A {ready: true} message says the module is loaded.
+// signature checks) off the page's thread. The page first sends {module}, the compiled
+// WebAssembly.Module it also uses (so the module is compiled once); {ready: true} answers when
+// it is instantiated. Then messages in: {id, fn, args}; out: {id, ok, value} or
+// {id, ok: false, message, field}.
 
 import init, * as wasm from './pkg/fullverify_web.js';
 
@@ -12,12 +14,16 @@ const FUNCTIONS = {
   explainBip340: wasm.explainBip340,
 };
 
-const loaded = init().then(
-  () => { self.postMessage({ ready: true }); },
-  (e) => { self.postMessage({ ready: false, message: String(e?.message ?? e) }); throw e; },
-);
+let loaded = null;
 
-self.onmessage = async ({ data: { id, fn, args } }) => {
+self.onmessage = async ({ data: { id, fn, args, module } }) => {
+  if (module) {
+    loaded = init({ module_or_path: module }).then(
+      () => { self.postMessage({ ready: true }); },
+      (e) => { self.postMessage({ ready: false, message: String(e?.message ?? e) }); throw e; },
+    );
+    return;
+  }
   try {
     await loaded;
     const f = FUNCTIONS[fn];
