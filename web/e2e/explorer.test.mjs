@@ -149,6 +149,14 @@ test('a mutated amount makes the verdict invalid', async () => {
   await open(`${fragmentOf(ex, prevouts)}&flags=P2SH`);
   assert.equal((await sighashResult()).verdict, 'valid');
   assert.equal(await text('#sh-flags-used'), 'P2SH');
+  // The presets: no flags at all, then the standard policy set (the mutated amount fails again).
+  await page.selectOption('#sh-flagset', 'none');
+  await page.waitForFunction(() => document.getElementById('sh-flags-used').textContent === 'NONE');
+  assert.equal((await sighashResult()).verdict, 'valid');
+  assert.match(page.url(), /&flags=NONE/);
+  await page.selectOption('#sh-flagset', 'standard');
+  await page.waitForFunction(() => document.getElementById('sh-flags-used').textContent.includes('LOW_S'));
+  assert.match((await sighashResult()).verdict, /^invalid: /);
 });
 
 test('changing the hash type re-renders and highlights the changed fields', async () => {

@@ -249,7 +249,7 @@ const ALGORITHMS = {
 };
 
 function initSighash(worker) {
-  const presets = { consensus: defaultFlags(), standard: STANDARD_FLAGS, none: '' };
+  const presets = { consensus: defaultFlags(), standard: STANDARD_FLAGS, none: 'NONE' };
   const tx = $('sh-tx');
   const prevouts = $('sh-prevouts');
   const input = $('sh-input');
