@@ -8,29 +8,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import { readFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serve } from './server.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WWW = resolve(HERE, '..', 'www');
 const SCREENSHOT = resolve(HERE, '..', '..', 'target', 'web-screenshot.png');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json',
-  '.ts': 'text/plain; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-};
 
 const sha256 = (b) => createHash('sha256').update(b).digest();
 const hex = (b) => Buffer.from(b).toString('hex');
@@ -48,30 +36,6 @@ function merkleRoot(leaves) {
     level = next;
   }
   return level[0];
-}
-
-/** A static file server for `root` on 127.0.0.1 with an ephemeral port. */
-async function serve(root) {
-  const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
-    if (!file.startsWith(root + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, {
-        'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-        'cache-control': 'no-store',
-      });
-      res.end(body);
-    } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return server;
 }
 
 let server;

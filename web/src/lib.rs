@@ -18,8 +18,12 @@
 //! lone surrogate becomes U+FFFD, as `TextEncoder` does).
 
 mod batch;
+pub mod glv;
 pub mod hex;
+pub mod sig;
+pub mod sighash;
 pub mod verify_many;
+pub mod view;
 
 use fullverify::hash::{self, state_to_bytes, TaggedHash};
 use fullverify::Backend;

@@ -81,7 +81,7 @@ impl Fe5x52 {
         let b = &b.0;
         check_mag(a, 8);
         check_mag(b, 8);
-        let m = |x: u64, y: u64| (x as u128) * (y as u128);
+        let m = mul_wide;
         // Limbs < 2^57, so each product < 2^114 and a column of ≤ 5 products < 2^117.
         let c0 = m(a[0], b[0]);
         let c1 = m(a[0], b[1]) + m(a[1], b[0]);
@@ -100,7 +100,7 @@ impl Fe5x52 {
     pub fn sqr(&self) -> Fe5x52 {
         let a = &self.0;
         check_mag(a, 8);
-        let m = |x: u64, y: u64| (x as u128) * (y as u128);
+        let m = mul_wide;
         let (d0, d1, d2, d3) = (a[0] * 2, a[1] * 2, a[2] * 2, a[3] * 2);
         let c0 = m(a[0], a[0]);
         let c1 = m(d0, a[1]);
@@ -208,6 +208,39 @@ impl Fe5x52 {
     }
 }
 
+/// x·y as u128 for x, y < 2^57 (every limb product the kernels form: limbs of magnitude ≤ 8,
+/// doubled limbs in `sqr`, and a 52-bit limb times R).
+///
+/// On wasm32 a `u128` product is a call to the `__multi3` routine, which multiplies full
+/// 128-bit operands; here the high halves are known to be < 2^25, so three cross products of
+/// 32-bit halves (each an exact `i64.mul`) give the result inline, about twice as fast in the
+/// verifier. Other targets have a native 64×64→128 multiply and use it.
+#[inline(always)]
+fn mul_wide(x: u64, y: u64) -> u128 {
+    debug_assert!(x >> 57 == 0 && y >> 57 == 0);
+    #[cfg(target_arch = "wasm32")]
+    {
+        mul_wide_split(x, y)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        (x as u128) * (y as u128)
+    }
+}
+
+/// The split form of [`mul_wide`] (compiled everywhere so that native tests check it).
+#[inline(always)]
+#[cfg_attr(not(any(target_arch = "wasm32", test)), allow(dead_code))]
+fn mul_wide_split(x: u64, y: u64) -> u128 {
+    let (xl, xh) = (x & 0xffff_ffff, x >> 32);
+    let (yl, yh) = (y & 0xffff_ffff, y >> 32);
+    // xh, yh < 2^25: each cross product < 2^57 and their sum < 2^58 fits in a u64.
+    let mid = xh * yl + xl * yh;
+    let (lo, carry) = (xl * yl).overflowing_add(mid << 32);
+    let hi = xh * yh + (mid >> 32) + carry as u64;
+    ((hi as u128) << 64) | lo as u128
+}
+
 /// Fold nine 104+-bit columns (column k weighs 2^(52k)) into a magnitude-1 element.
 #[inline(always)]
 fn reduce9(c: [u128; 9]) -> Fe5x52 {
@@ -221,10 +254,10 @@ fn reduce9(c: [u128; 9]) -> Fe5x52 {
     let (h5, h6, h7, h8) = ((h5 & m52) as u64, (h6 & m52) as u64, (h7 & m52) as u64, (h8 & m52) as u64);
     let r = R as u128;
     // Each hₖ·R < 2^89 (h9·R < 2^103), and each column < 2^117, so every sum fits in u128.
-    let r0 = c[0] + (h5 as u128) * r;
-    let r1 = c[1] + (h6 as u128) * r + (r0 >> 52);
-    let r2 = c[2] + (h7 as u128) * r + (r1 >> 52);
-    let r3 = c[3] + (h8 as u128) * r + (r2 >> 52);
+    let r0 = c[0] + mul_wide(h5, R);
+    let r1 = c[1] + mul_wide(h6, R) + (r0 >> 52);
+    let r2 = c[2] + mul_wide(h7, R) + (r1 >> 52);
+    let r3 = c[3] + mul_wide(h8, R) + (r2 >> 52);
     let r4 = c[4] + (h9 as u128) * r + (r3 >> 52);
     let (l0, l1, l2, l3) = ((r0 & m52) as u64, (r1 & m52) as u64, (r2 & m52) as u64, (r3 & m52) as u64);
     // r4 < 2^118 holds bits 208..; bits ≥ 256 (top < 2^70) fold back as top·C.
@@ -293,5 +326,29 @@ impl FieldOps for Fe5x52 {
     #[inline(always)]
     fn to_portable(&self) -> Fe5x52 {
         *self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_product_matches_u128_below_2_57() {
+        let max = (1u64 << 57) - 1;
+        let edges = [0, 1, 0xffff_ffff, 1 << 32, (1 << 32) + 1, M52, M52 * 16, max - 1, max, R];
+        for &x in &edges {
+            for &y in &edges {
+                assert_eq!(mul_wide_split(x, y), (x as u128) * (y as u128), "{x:#x} * {y:#x}");
+            }
+        }
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let x = s >> 7;
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let y = s >> (7 + (s & 31));
+            assert_eq!(mul_wide_split(x, y), (x as u128) * (y as u128), "{x:#x} * {y:#x}");
+        }
     }
 }
