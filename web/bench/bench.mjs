@@ -3,13 +3,14 @@
 // (the fullverify core, Portable backend) against the k256 crate compiled to wasm32 with the
 // same toolchain and wasm-bindgen. Both verify the same signatures; every result is checked.
 //
-//   node web/bench/bench.mjs <fullverify pkg dir> <k256 pkg dir> <results json> [--quick]
+//   node web/bench/bench.mjs <fullverify pkg dir> <k256 pkg dir> <packet.json | results dir> [--quick]
 
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { createHash, generateKeyPairSync, sign, randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import os from 'node:os';
+import { execFileSync } from 'node:child_process';
 
 const [fvDir, k256Dir, out] = process.argv.slice(2, 5).map((p) => resolve(p));
 const quick = process.argv.includes('--quick');
@@ -102,19 +103,48 @@ for (const [scheme, data] of [['ecdsa', ecdsa], ['bip340', schnorr]]) {
   console.log(`${scheme.padEnd(7)} fullverify ${(fvNs / 1e3).toFixed(1)} µs   k256 ${(kNs / 1e3).toFixed(1)} µs   ratio ${(fvNs / kNs).toFixed(3)}`);
 }
 const fvWasm = (await readFile(join(fvDir, 'fullverify_web_bg.wasm'))).length;
-const result = {
-  benchmark: 'wasm32 signature verification, one Node.js process',
-  quick,
-  signatures_per_scheme: COUNT,
-  timing: 'per verification: the fastest batch of 32 signatures, the two implementations alternating batch by batch',
-  node: process.version,
-  cpu: os.cpus()[0]?.model ?? 'unknown',
-  peer: 'k256 0.13.4 (RustCrypto), wasm32-unknown-unknown, opt-level 3, thin LTO',
-  build: 'both modules: cargo --release, wasm-bindgen --target web, wasm-opt (binaryen 132) with the arguments in web/Cargo.toml',
-  fullverify_backend: 'portable',
-  fullverify_wasm_bytes: fvWasm,
-  results: rows,
+
+// The shared result-packet header (results/schema/packet.schema.json), as the native drivers
+// write it: provenance of the source tree, the compiler and the machine.
+const repo = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
+const run = (cmd, args) => {
+  try { return execFileSync(cmd, args, { cwd: repo, encoding: 'utf8' }).trim(); } catch { return ''; }
 };
-await mkdir(dirname(out), { recursive: true });
-await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
-console.log(`wrote ${out}`);
+const gitRev = run('git', ['rev-parse', 'HEAD']) || 'unknown';
+const dirty = run('git', ['status', '--porcelain', '--untracked-files=no']) !== '';
+const now = new Date();
+const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+let flags = [];
+try {
+  const info = await readFile('/proc/cpuinfo', 'utf8');
+  flags = (info.split('\n').find((l) => l.startsWith('flags')) ?? '').split(':')[1]?.trim().split(/\s+/) ?? [];
+} catch { /* not Linux: no flag list */ }
+const result = {
+  schema_version: 1,
+  experiment: 'web',
+  run_id: `${stamp}-${gitRev === 'unknown' ? 'unknown' : gitRev.slice(0, 10)}`,
+  created_unix: Math.floor(now.getTime() / 1000),
+  git_rev: gitRev,
+  dirty,
+  rustc: run('rustc', ['--version']) || 'rustc unknown',
+  profile: 'release',
+  target: 'wasm32-unknown-unknown',
+  cpu: { model: os.cpus()[0]?.model ?? 'unknown', flags, logical_cpus: os.cpus().length },
+  backend: 'portable',
+  threads: 1,
+  params: {
+    benchmark: 'wasm32 signature verification, one Node.js process',
+    quick,
+    signatures_per_scheme: COUNT,
+    timing: 'per verification: the fastest batch of 32 signatures, the two implementations alternating batch by batch',
+    node: process.version,
+    peer: 'k256 0.13.4 (RustCrypto), wasm32-unknown-unknown, opt-level 3, thin LTO',
+    build: 'both modules: cargo --release, wasm-bindgen --target web, wasm-opt (binaryen 132) with the arguments in web/Cargo.toml',
+  },
+  metrics: { fullverify_wasm_bytes: fvWasm, results: rows },
+};
+// `out` is a packet path (`….json`) or a folder that receives `<run-id>.json`.
+const path = out.endsWith('.json') ? out : join(out, `${result.run_id}.json`);
+await mkdir(dirname(path), { recursive: true });
+await writeFile(path, `${JSON.stringify(result, null, 2)}\n`);
+console.log(`wrote ${path}`);
