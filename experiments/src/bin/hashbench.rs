@@ -10,12 +10,12 @@
 
 use fullverify::hash::{merkle_root_with, sha256d64_many};
 use fullverify::Backend;
+use fullverify_experiments::cli::BenchArgs;
 use fullverify_experiments::report::{results_dir, Packet};
 use fullverify_experiments::timing::{alternate, calibrate, keep, Arm, ArmSamples};
 use fullverify_testkit::SplitMix64;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
 
 /// The baseline: one `sha2` double hash per 64-byte node.
 fn sha2_double(m: &[u8; 64]) -> [u8; 32] {
@@ -45,33 +45,6 @@ fn merkle_sha2(leaves: &[[u8; 32]]) -> [u8; 32] {
     level[0]
 }
 
-struct Args {
-    quick: bool,
-    rounds: Option<usize>,
-    out: Option<PathBuf>,
-}
-
-fn parse_args() -> Args {
-    let mut a = Args { quick: false, rounds: None, out: None };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--quick" => a.quick = true,
-            "--rounds" => a.rounds = it.next().and_then(|s| s.parse().ok()),
-            "--out" => a.out = it.next().map(PathBuf::from),
-            "-h" | "--help" => {
-                println!("hashbench [--quick] [--rounds N] [--out DIR]");
-                std::process::exit(0);
-            }
-            other => {
-                eprintln!("hashbench: unknown argument {other:?}");
-                std::process::exit(2);
-            }
-        }
-    }
-    a
-}
-
 fn arm_json(s: &[ArmSamples]) -> serde_json::Value {
     json!(s)
 }
@@ -81,7 +54,7 @@ fn median_of(s: &[ArmSamples], name: &str) -> f64 {
 }
 
 fn main() {
-    let args = parse_args();
+    let args = BenchArgs::parse("hashbench");
     let rounds = args.rounds.unwrap_or(if args.quick { 9 } else { 41 });
     let sample_ns = if args.quick { 2e6 } else { 2e7 };
     let backends = Backend::available();

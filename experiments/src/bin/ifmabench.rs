@@ -21,38 +21,11 @@ use fullverify::muhash::{MuHash3072, Num3072};
 use fullverify::secp256k1::arith::{field_chain_with, field_chain_x8_with, FieldElement, FieldKernel};
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use fullverify::Backend;
+use fullverify_experiments::cli::BenchArgs;
 use fullverify_experiments::report::{results_dir, Packet};
 use fullverify_experiments::timing::{alternate, calibrate, keep, Arm, ArmSamples};
 use fullverify_testkit::SplitMix64;
 use serde_json::json;
-use std::path::PathBuf;
-
-struct Args {
-    quick: bool,
-    rounds: Option<usize>,
-    out: Option<PathBuf>,
-}
-
-fn parse_args() -> Args {
-    let mut a = Args { quick: false, rounds: None, out: None };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--quick" => a.quick = true,
-            "--rounds" => a.rounds = it.next().and_then(|s| s.parse().ok()),
-            "--out" => a.out = it.next().map(PathBuf::from),
-            "-h" | "--help" => {
-                println!("ifmabench [--quick] [--rounds N] [--out DIR]");
-                std::process::exit(0);
-            }
-            other => {
-                eprintln!("ifmabench: unknown argument {other:?}");
-                std::process::exit(2);
-            }
-        }
-    }
-    a
-}
 
 fn median_of(s: &[ArmSamples], name: &str) -> f64 {
     s.iter().find(|a| a.name == name).map_or(f64::NAN, |a| a.stats.median)
@@ -67,7 +40,7 @@ fn print_arms(title: &str, s: &[ArmSamples], base: &str) {
 }
 
 fn main() {
-    let args = parse_args();
+    let args = BenchArgs::parse("ifmabench");
     let Some(ifma) = Backend::ifma() else {
         eprintln!("ifmabench: this CPU or build has no AVX-512 IFMA (needs avx512f avx512ifma avx512vl)");
         std::process::exit(1);
