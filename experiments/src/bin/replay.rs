@@ -311,29 +311,11 @@ fn main() -> ExitCode {
         .threads
         .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
     let backend = cli.backend.unwrap_or_else(Backend::detect);
-    let (kind, path) = match &cli.source {
-        Some(v) => (v[0].clone(), PathBuf::from(&v[1])),
-        None => {
-            if cli.network.is_some_and(|n| n != Network::Regtest) {
-                usage_error("the default source is a regtest corpus; pass --source for other networks");
-            }
-            match default_corpus(threads, cli.quiet) {
-                Ok(dir) => ("corpus".to_string(), dir),
-                Err(e) => {
-                    eprintln!("error: generating the default corpus: {e}");
-                    return ExitCode::from(EXIT_IO);
-                }
-            }
-        }
-    };
+    let kind = cli.source.as_ref().map_or_else(|| "corpus".to_string(), |v| v[0].clone());
     let kind = kind.as_str();
-    if kind == "corpus" {
-        if cli.network.is_some_and(|n| n != Network::Regtest) {
-            usage_error("a chaingen corpus is a regtest chain (--network regtest)");
-        }
-        cli.network = Some(Network::Regtest);
+    if !matches!(kind, "block" | "framed" | "hex" | "core-blocks" | "corpus") {
+        usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks, corpus or block)"));
     }
-    let cli = cli;
     if kind != "block" && (cli.spent.is_some() || cli.height.is_some()) {
         usage_error("--spent and --height apply only to --source block");
     }
@@ -345,9 +327,26 @@ fn main() -> ExitCode {
     {
         usage_error("--datadir, --stop-height, --flush-every and --assumevalid apply only to chain sources");
     }
-    if !matches!(kind, "block" | "framed" | "hex" | "core-blocks" | "corpus") {
-        usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks, corpus or block)"));
+    if kind == "corpus" {
+        if cli.network.is_some_and(|n| n != Network::Regtest) {
+            if cli.source.is_none() {
+                usage_error("the default source is a regtest corpus; pass --source for other networks");
+            }
+            usage_error("a chaingen corpus is a regtest chain (--network regtest)");
+        }
+        cli.network = Some(Network::Regtest);
     }
+    let path = match &cli.source {
+        Some(v) => PathBuf::from(&v[1]),
+        None => match default_corpus(threads, cli.quiet) {
+            Ok(dir) => dir,
+            Err(e) => {
+                eprintln!("error: generating the default corpus: {e}");
+                return ExitCode::from(EXIT_IO);
+            }
+        },
+    };
+    let cli = cli;
     if !path.exists() {
         usage_error(format!("source {}: no such file or directory", path.display()));
     }

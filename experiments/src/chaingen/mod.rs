@@ -1559,7 +1559,6 @@ fn classify(spk: &[u8], input: &TxIn) -> Option<Kind> {
                 _ => return None,
             }
         }
-        [0x51, .., 0xae] => Kind::Multisig,
         [0xa9, 0x14, .., 0x87] if spk.len() == 23 => {
             if input.witness.is_empty() {
                 Kind::P2shMultisig
@@ -1569,6 +1568,7 @@ fn classify(spk: &[u8], input: &TxIn) -> Option<Kind> {
         }
         [0x00, 0x14, ..] if spk.len() == 22 => Kind::P2wpkh,
         [0x00, 0x20, ..] if spk.len() == 34 => Kind::P2wshMultisig,
+        [0x51, .., 0xae] if !(spk.len() == 34 && spk[1] == 0x20) => Kind::Multisig,
         [0x51, 0x20, ..] if spk.len() == 34 => {
             let w = &input.witness;
             let n = w.len() - usize::from(w.len() >= 2 && w.last()?.first() == Some(&0x50));
