@@ -50,7 +50,7 @@ struct Dots(Instant);
 
 impl chaingen::Observer for Dots {
     fn block(&mut self, height: u32, inputs: u64) {
-        if height % 250 == 0 {
+        if height.is_multiple_of(250) {
             eprintln!("chaingen: height {height}, {inputs} inputs, {:.1} s", self.0.elapsed().as_secs_f64());
         }
     }

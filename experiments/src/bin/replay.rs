@@ -176,7 +176,7 @@ fn default_corpus(threads: usize, quiet: bool) -> std::io::Result<PathBuf> {
     struct Note(bool, Instant);
     impl chaingen::Observer for Note {
         fn block(&mut self, height: u32, inputs: u64) {
-            if !self.0 && height % 500 == 0 {
+            if !self.0 && height.is_multiple_of(500) {
                 eprintln!(
                     "chaingen: height {height}, {inputs} inputs, {:.1} s",
                     self.1.elapsed().as_secs_f64()
