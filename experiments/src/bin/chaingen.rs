@@ -30,8 +30,8 @@ struct Cli {
     #[arg(long)]
     threads: Option<usize>,
 
-    /// Output folder. Default: target/chaingen/<profile>-<seed>-v<format> in the repository,
-    /// reused when already complete.
+    /// Output folder (always written). Default: target/chaingen/<profile>-<seed>-v<format> in
+    /// the repository, reused when already complete (unless --verify).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
@@ -61,6 +61,32 @@ fn main() -> ExitCode {
     let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let t0 = Instant::now();
     let mut obs = Dots(t0);
+    if cli.out.is_none() && !cli.verify {
+        // The cache folder: reused when complete.
+        let root = repo_root().join("target").join("chaingen");
+        return match chaingen::ensure_corpus(&root, cli.profile, cli.seed, threads, &mut obs) {
+            Ok((dir, m, generated)) => {
+                let how = if generated {
+                    format!("generated in {:.1} s", t0.elapsed().as_secs_f64())
+                } else {
+                    "cached".into()
+                };
+                eprintln!(
+                    "chaingen: {} profile, seed {}: {} blocks, {} inputs ({how})",
+                    cli.profile.name(),
+                    cli.seed,
+                    m.tip_height,
+                    m.inputs
+                );
+                println!("{}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(3)
+            }
+        };
+    }
     let corpus = chaingen::generate(cli.profile, cli.seed, threads, &mut obs);
     let gen_s = t0.elapsed().as_secs_f64();
     let dir = cli.out.clone().unwrap_or_else(|| {
