@@ -6,8 +6,10 @@
 //!   native runs and the notebooks; the JSON Schema is `results/schema/packet.schema.json`.
 //! - [`timing`]: alternating A/B/… measurement and robust statistics (median, IQR,
 //!   bootstrap confidence interval of the median).
+//! - [`chaingen`]: a deterministic, mainnet-shaped regtest chain (the replay's default corpus).
 //! - [`replay`]: block sources, spent-output readers, progress and packet pieces of the
 //!   `replay` binary.
+pub mod chaingen;
 pub mod cli;
 pub mod replay;
 pub mod report;

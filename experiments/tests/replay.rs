@@ -107,10 +107,34 @@ fn mainnet_0_438_from_genesis() {
     assert_eq!(p["assumevalid"]["enabled"], false);
     assert_eq!(p["source"]["path"], "mainnet_0-438.blk.dat");
     assert_eq!(p["tip"], "0000000025c6b644f8add734be7e666fa4afa43ca0204d623a0c0b1fd2104c7a");
-    // Without --source the binary replays the same file.
-    let d = ok_packet(&sc, "default", &[]);
-    assert_eq!(d["state"], p["state"]);
-    assert_eq!(d["source"]["sha256"], p["source"]["sha256"]);
+}
+
+#[test]
+fn chaingen_corpus_replays_to_the_manifest_state_with_era_rates() {
+    use fullverify_experiments::chaingen::{generate, write_corpus, Profile};
+    let sc = Scratch::new("corpus");
+    let dir = sc.path("tiny");
+    let m = write_corpus(&generate(Profile::Tiny, 7, 2, &mut ()), &dir).unwrap();
+    let p = ok_packet(&sc, "corpus", &["--source", "corpus", s(&dir), "--threads", "2"]);
+    assert_eq!(p["params"]["network"], "regtest");
+    assert_eq!(p["tip"], m.tip);
+    assert_eq!(p["state"]["height"], m.tip_height);
+    assert_eq!(p["state"]["utxo_count"], m.expected_state.utxo_count);
+    assert_eq!(p["state"]["total_amount"], m.expected_state.total_amount);
+    assert_eq!(p["state"]["muhash"], m.expected_state.muhash.as_str());
+    assert_eq!(p["metrics"]["inputs"], m.inputs);
+    assert_eq!(p["source"]["sha256"], m.sha256.as_str());
+    assert_eq!(p["corpus"]["state_matches_manifest"], true);
+    let eras = p["eras"].as_array().unwrap();
+    assert_eq!(eras.len(), 3);
+    for (e, want) in eras.iter().zip(&m.eras) {
+        assert_eq!(e["name"], want.name.as_str());
+        assert_eq!(e["inputs"], want.inputs);
+        assert!(e["inputs_per_s"].as_f64().unwrap() > 0.0, "{e}");
+    }
+    // A corpus is regtest only.
+    let (out, _) = replay(&sc, "corpus-mainnet", &["--source", "corpus", s(&dir), "--network", "mainnet"]);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
@@ -419,7 +443,7 @@ fn bad_command_lines_exit_2_with_a_message() {
         (vec!["--threads", "0"], "--threads"),
         (vec!["--threads", "many"], "--threads"),
         (vec!["--network", "moon"], "unknown network"),
-        (vec!["--network", "regtest"], "the default source is mainnet"),
+        (vec!["--network", "mainnet"], "the default source is a regtest corpus"),
         (vec!["--backend", "quantum"], "--backend"),
         (vec!["--assumevalid", "xyz"], "neither `none` nor a 64-digit block hash"),
         (vec!["--source", "tape", "x"], "unknown source kind"),

@@ -19,6 +19,7 @@ use fullverify::encode::{display_hex, Block};
 use fullverify::utxo::Coin;
 use fullverify::validation::check_block_with_spent;
 use fullverify::Backend;
+use fullverify_experiments::chaingen::{self, Manifest, Profile, DEFAULT_SEED};
 use fullverify_experiments::replay::packet::{bands, file_sha256, resources, BlockRecord, Resources};
 use fullverify_experiments::replay::progress::Progress;
 use fullverify_experiments::replay::source::{self, display_name, RawBlock, Source};
@@ -54,24 +55,28 @@ SOURCES (--source KIND PATH):
   hex FILE           one hex-encoded block per line, in chain order
   core-blocks DIR    a Bitcoin Core blocks/ directory: blk*.dat files (xor.dat obfuscation
                      undone); the most-work chain from genesis is rebuilt from the headers
+  corpus DIR         a corpus written by `chaingen` (blk*.dat in chain order and
+                     manifest.json); regtest; inputs/s are reported per era
   block FILE         one block (raw, framed, or compressed) validated with its spent outputs
                      from --spent, without a chain
 A chain source that starts at height 1 is preceded by the network's genesis block.
-Without --source: framed $FULLVERIFY_VECTORS/chain/mainnet_0-438.blk.dat (or
-../shared/vectors/chain/mainnet_0-438.blk.dat beside the repository) on mainnet.
+Without --source: the `default` chaingen corpus (seed 20090103) in
+target/chaingen/default-20090103-v<format>/ of the repository, generated first when it is not
+there (about 2,000 regtest blocks and 300,000 inputs).
 
 EXIT CODES:
   0 success; 1 an invalid block (the state of the last valid block is flushed and written to
   the packet); 2 a usage error; 3 a source that cannot be read, or a storage failure."
 )]
 struct Cli {
-    /// Block source: KIND PATH with KIND one of framed, hex, core-blocks, block.
+    /// Block source: KIND PATH with KIND one of framed, hex, core-blocks, corpus, block.
     #[arg(long, num_args = 2, value_names = ["KIND", "PATH"])]
     source: Option<Vec<String>>,
 
-    /// Network: mainnet, testnet3 (alias testnet), testnet4, signet, regtest.
-    #[arg(long, default_value = "mainnet", value_parser = parse_network)]
-    network: Network,
+    /// Network: mainnet, testnet3 (alias testnet), testnet4, signet, regtest. Default: regtest
+    /// for a corpus (and without --source), mainnet otherwise.
+    #[arg(long, value_parser = parse_network)]
+    network: Option<Network>,
 
     /// Chain-state directory; a later run with the same directory resumes from its last flush.
     /// Default: a temporary directory, removed at the end.
@@ -124,6 +129,13 @@ struct Cli {
     quiet: bool,
 }
 
+impl Cli {
+    /// The network in force (see `--network`).
+    fn net(&self) -> Network {
+        self.network.unwrap_or(Network::Mainnet)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct AssumeValid(Option<[u8; 32]>);
 
@@ -159,21 +171,31 @@ fn repo_root() -> PathBuf {
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
-/// `$FULLVERIFY_VECTORS/chain/mainnet_0-438.blk.dat`, else the file in `shared/vectors` beside
-/// the repository (or inside it), as the tests look for it.
-fn default_source() -> PathBuf {
-    let rel = Path::new("chain").join("mainnet_0-438.blk.dat");
-    if let Some(v) = std::env::var_os("FULLVERIFY_VECTORS") {
-        return PathBuf::from(v).join(rel);
+/// The default corpus in `target/chaingen/` of the repository, generated when absent.
+fn default_corpus(threads: usize, quiet: bool) -> std::io::Result<PathBuf> {
+    struct Note(bool, Instant);
+    impl chaingen::Observer for Note {
+        fn block(&mut self, height: u32, inputs: u64) {
+            if !self.0 && height.is_multiple_of(500) {
+                eprintln!(
+                    "chaingen: height {height}, {inputs} inputs, {:.1} s",
+                    self.1.elapsed().as_secs_f64()
+                );
+            }
+        }
     }
-    let root = repo_root();
-    let beside = root.join("..").join("shared").join("vectors").join(&rel);
-    let inside = root.join("shared").join("vectors").join(&rel);
-    if !beside.is_file() && inside.is_file() {
-        inside
-    } else {
-        beside
+    let root = repo_root().join("target").join("chaingen");
+    let dir = chaingen::cache_dir(&root, Profile::Default, DEFAULT_SEED);
+    if !quiet && Manifest::read(&dir).is_err() {
+        eprintln!("replay: generating the default corpus into {} (once)", dir.display());
     }
+    let t0 = Instant::now();
+    let (dir, _, generated) =
+        chaingen::ensure_corpus(&root, Profile::Default, DEFAULT_SEED, threads, &mut Note(quiet, t0))?;
+    if generated && !quiet {
+        eprintln!("chaingen: done in {:.1} s", t0.elapsed().as_secs_f64());
+    }
+    Ok(dir)
 }
 
 /// A temporary state directory, removed when dropped.
@@ -220,7 +242,7 @@ fn binary_sha256() -> Option<String> {
 
 fn new_packet(cli: &Cli, backend: Backend, threads: usize, kind: &str) -> Packet {
     let params = json!({
-        "network": cli.network.name(),
+        "network": cli.net().name(),
         "source_kind": kind,
         "dbcache_mb": cli.dbcache,
         "flush_every": cli.flush_every,
@@ -284,27 +306,16 @@ fn block_bytes(b: &Block) -> Vec<u8> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     let threads = cli
         .threads
         .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
     let backend = cli.backend.unwrap_or_else(Backend::detect);
-    let (kind, path) = match &cli.source {
-        Some(v) => (v[0].as_str(), PathBuf::from(&v[1])),
-        None => {
-            if cli.network != Network::Mainnet {
-                usage_error("the default source is mainnet; pass --source for other networks");
-            }
-            let p = default_source();
-            if !p.is_file() {
-                usage_error(format!(
-                    "no --source given and the default source {} is absent (set FULLVERIFY_VECTORS)",
-                    p.display()
-                ));
-            }
-            ("framed", p)
-        }
-    };
+    let kind = cli.source.as_ref().map_or_else(|| "corpus".to_string(), |v| v[0].clone());
+    let kind = kind.as_str();
+    if !matches!(kind, "block" | "framed" | "hex" | "core-blocks" | "corpus") {
+        usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks, corpus or block)"));
+    }
     if kind != "block" && (cli.spent.is_some() || cli.height.is_some()) {
         usage_error("--spent and --height apply only to --source block");
     }
@@ -316,16 +327,35 @@ fn main() -> ExitCode {
     {
         usage_error("--datadir, --stop-height, --flush-every and --assumevalid apply only to chain sources");
     }
-    if !matches!(kind, "block" | "framed" | "hex" | "core-blocks") {
-        usage_error(format!("unknown source kind {kind:?} (framed, hex, core-blocks or block)"));
+    if kind == "corpus" {
+        if cli.network.is_some_and(|n| n != Network::Regtest) {
+            if cli.source.is_none() {
+                usage_error("the default source is a regtest corpus; pass --source for other networks");
+            }
+            usage_error("a chaingen corpus is a regtest chain (--network regtest)");
+        }
+        cli.network = Some(Network::Regtest);
     }
+    let path = match &cli.source {
+        Some(v) => PathBuf::from(&v[1]),
+        None => match default_corpus(threads, cli.quiet) {
+            Ok(dir) => dir,
+            Err(e) => {
+                eprintln!("error: generating the default corpus: {e}");
+                return ExitCode::from(EXIT_IO);
+            }
+        },
+    };
+    let cli = cli;
     if !path.exists() {
         usage_error(format!("source {}: no such file or directory", path.display()));
     }
     let code = match kind {
         "block" => run_block(&cli, &path, threads, backend),
-        "framed" | "hex" | "core-blocks" => run_chain(&cli, kind, &path, threads, backend),
-        other => usage_error(format!("unknown source kind {other:?} (framed, hex, core-blocks or block)")),
+        "framed" | "hex" | "core-blocks" | "corpus" => run_chain(&cli, kind, &path, threads, backend),
+        other => {
+            usage_error(format!("unknown source kind {other:?} (framed, hex, core-blocks, corpus or block)"))
+        }
     };
     ExitCode::from(code)
 }
@@ -335,13 +365,14 @@ fn open_source(kind: &str, path: &Path, network: Network) -> Result<Source, sour
     match kind {
         "framed" => source::framed(path, params.magic),
         "hex" => source::hex_lines(path),
+        "corpus" => source::corpus(path, params.magic),
         _ => source::core_blocks(path, params.magic, params.genesis_hash),
     }
 }
 
 fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backend) -> u8 {
     let start = Instant::now();
-    let mut src = match open_source(kind, path, cli.network) {
+    let mut src = match open_source(kind, path, cli.net()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -363,7 +394,7 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
         return EXIT_IO;
     }
     let opts = ChainstateOptions {
-        network: cli.network,
+        network: cli.net(),
         threads,
         dbcache_bytes: (cli.dbcache as usize) << 20,
         backend,
@@ -440,7 +471,7 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
         }
         if cs.tip().is_none() && raw.prev_hash() != [0; 32] {
             // A source that starts at height 1: connect the network's genesis block first.
-            let genesis = block_bytes(&cli.network.params().genesis_block());
+            let genesis = block_bytes(&cli.net().params().genesis_block());
             if let Err(e) = connect(&mut cs, &genesis, &mut t, &mut progress, &mut last) {
                 failure = Some(e);
                 break;
@@ -507,6 +538,31 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
             "bands": bands(&t.records),
         }),
     );
+    let corpus = if kind == "corpus" { Manifest::read(path).ok() } else { None };
+    let eras = corpus.as_ref().map(|m| era_rates(m, &t.records));
+    let mut state_matches = false;
+    if let Some(m) = &corpus {
+        let st = &m.expected_state;
+        state_matches = failure.is_none()
+            && summary.tip.map(|h| display_hex(&h)) == Some(m.tip.clone())
+            && summary.utxo_count == st.utxo_count
+            && summary.total_amount == st.total_amount
+            && summary.muhash == st.muhash;
+        packet.set(
+            "corpus",
+            json!({
+                "generator": m.generator,
+                "format_version": m.format_version,
+                "profile": m.profile,
+                "seed": m.seed,
+                "tip_height": m.tip_height,
+                "sha256": m.sha256,
+                "expected_state": st,
+                "state_matches_manifest": state_matches,
+            }),
+        );
+        packet.set("eras", eras.clone());
+    }
     packet.set(
         "phases",
         json!({
@@ -528,11 +584,55 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
     };
     if !cli.quiet {
         print_summary(&t, open_s, wall, &summary, &res);
+        for e in eras.iter().flatten() {
+            eprintln!(
+                "era {:8} heights {:>6}..={:<6} {:>9} inputs in {:>8.3} s: {:>9.0} inputs/s",
+                e["name"].as_str().unwrap_or(""),
+                e["first_height"],
+                e["last_height"],
+                e["inputs"],
+                e["seconds"].as_f64().unwrap_or(0.0),
+                e["inputs_per_s"].as_f64().unwrap_or(0.0)
+            );
+        }
+        if let Some(m) = &corpus {
+            let ok = state_matches;
+            eprintln!(
+                "corpus: {} profile, seed {}: final state {} the manifest",
+                m.profile.name(),
+                m.seed,
+                if ok { "equals" } else { "DIFFERS FROM" }
+            );
+        }
     }
     if !finish_packet(cli, &packet) && code == 0 {
         return EXIT_IO;
     }
     code
+}
+
+/// Inputs, time and inputs/s per era of a corpus, from the per-block records.
+fn era_rates(m: &Manifest, records: &[BlockRecord]) -> Vec<Value> {
+    m.eras
+        .iter()
+        .map(|e| {
+            let (mut inputs, mut seconds, mut blocks) = (0u64, 0f64, 0u64);
+            for r in records.iter().filter(|r| (e.first_height..=e.last_height).contains(&r.height)) {
+                inputs += u64::from(r.inputs);
+                seconds += r.seconds;
+                blocks += 1;
+            }
+            json!({
+                "name": e.name,
+                "first_height": e.first_height,
+                "last_height": e.last_height,
+                "blocks": blocks,
+                "inputs": inputs,
+                "seconds": seconds,
+                "inputs_per_s": if seconds > 0.0 { inputs as f64 / seconds } else { 0.0 },
+            })
+        })
+        .collect()
 }
 
 /// Connects one block and records its numbers; on failure returns (exit code, message,
@@ -682,7 +782,7 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
         .into_iter()
         .map(|s| Coin { out: s.txout, height: s.height.unwrap_or(0), coinbase: s.coinbase.unwrap_or(false) })
         .collect();
-    let result = check_block_with_spent(&raw, &coins, height, cli.network, threads, backend);
+    let result = check_block_with_spent(&raw, &coins, height, cli.net(), threads, backend);
     let wall = start.elapsed();
     let res = resources(wall);
     let mut packet = new_packet(cli, backend, threads, "block");

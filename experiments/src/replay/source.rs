@@ -487,6 +487,37 @@ fn blk_files(dir: &Path) -> Result<Vec<PathBuf>, SourceError> {
     Ok(files.into_iter().map(|(_, p)| p).collect())
 }
 
+/// A generated corpus (see `crate::chaingen`): its `blk*.dat` files read in order as one framed
+/// stream (the blocks are written in chain order, so no index is rebuilt).
+pub fn corpus(dir: &Path, magic: [u8; 4]) -> Result<Source, SourceError> {
+    let name = display_name(dir);
+    let files = blk_files(dir)?;
+    let mut total = Some(0u64);
+    for f in &files {
+        total = total.zip(count_records(f, magic)).map(|(a, b)| a + b);
+    }
+    let blocks = files.into_iter().flat_map(move |path| {
+        let file = format!(
+            "{}/{}",
+            display_name(dir_of(&path)),
+            path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+        );
+        let opened: Box<dyn Iterator<Item = Result<RawBlock, SourceError>>> = match std::fs::File::open(&path)
+        {
+            Ok(f) => {
+                Box::new(FramedReader::new(io::BufReader::with_capacity(1 << 20, f), magic, file, false))
+            }
+            Err(error) => Box::new(std::iter::once(Err(SourceError::Io { path: file, error }))),
+        };
+        opened
+    });
+    Ok(Source { kind: "corpus", name, total, blocks: Box::new(blocks) })
+}
+
+fn dir_of(p: &Path) -> &Path {
+    p.parent().unwrap_or(p)
+}
+
 /// A Bitcoin Core blocks directory: the most-work chain from `genesis` found in its files.
 pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Source, SourceError> {
     let dir_name = display_name(dir);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `chaingen`: writes a deterministic, mainnet-shaped regtest corpus (blk*.dat files and
+//! `manifest.json`); see `fullverify_experiments::chaingen`.
+//!
+//! Exit codes: 0 success, 1 a block the generator made that fullverify rejects (`--verify`),
+//! 2 a usage error, 3 an I/O failure.
+
+use clap::Parser;
+use fullverify::chain::Network;
+use fullverify::chainstate::{Chainstate, ChainstateOptions};
+use fullverify_experiments::chaingen::{self, block_bytes, Profile, DEFAULT_SEED};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Generate a deterministic regtest chain shaped like mainnet's eras.
+#[derive(Parser, Debug)]
+#[command(name = "chaingen", version)]
+struct Cli {
+    /// tiny (~130 blocks), small (~200 blocks, ~20k inputs), default (~2,000 blocks, ~250k
+    /// inputs) or large (~12,000 blocks, ~3M inputs).
+    #[arg(long, default_value = "default")]
+    profile: Profile,
+
+    /// Seed of every choice the generator makes.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+
+    /// Signing threads (the output does not depend on it). Default: all logical CPUs.
+    #[arg(long)]
+    threads: Option<usize>,
+
+    /// Output folder (always written). Default: target/chaingen/<profile>-<seed>-v<format> in
+    /// the repository, reused when already complete (unless --verify).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+
+    /// Also connect every block to an in-memory fullverify chain state and compare the final
+    /// state with the manifest.
+    #[arg(long)]
+    verify: bool,
+}
+
+fn repo_root() -> PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+struct Dots(Instant);
+
+impl chaingen::Observer for Dots {
+    fn block(&mut self, height: u32, inputs: u64) {
+        if height.is_multiple_of(250) {
+            eprintln!("chaingen: height {height}, {inputs} inputs, {:.1} s", self.0.elapsed().as_secs_f64());
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let t0 = Instant::now();
+    let mut obs = Dots(t0);
+    if cli.out.is_none() && !cli.verify {
+        // The cache folder: reused when complete.
+        let root = repo_root().join("target").join("chaingen");
+        return match chaingen::ensure_corpus(&root, cli.profile, cli.seed, threads, &mut obs) {
+            Ok((dir, m, generated)) => {
+                let how = if generated {
+                    format!("generated in {:.1} s", t0.elapsed().as_secs_f64())
+                } else {
+                    "cached".into()
+                };
+                eprintln!(
+                    "chaingen: {} profile, seed {}: {} blocks, {} inputs ({how})",
+                    cli.profile.name(),
+                    cli.seed,
+                    m.tip_height,
+                    m.inputs
+                );
+                println!("{}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(3)
+            }
+        };
+    }
+    let corpus = chaingen::generate(cli.profile, cli.seed, threads, &mut obs);
+    let gen_s = t0.elapsed().as_secs_f64();
+    let dir = cli.out.clone().unwrap_or_else(|| {
+        chaingen::cache_dir(&repo_root().join("target").join("chaingen"), cli.profile, cli.seed)
+    });
+    let manifest = match chaingen::write_corpus(&corpus, &dir) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: writing {}: {e}", dir.display());
+            return ExitCode::from(3);
+        }
+    };
+    eprintln!(
+        "chaingen: {} profile, seed {}: {} blocks, {} txs, {} inputs, {} MB in {:.1} s with {threads} threads -> {}",
+        cli.profile.name(),
+        cli.seed,
+        manifest.tip_height,
+        manifest.txs,
+        manifest.inputs,
+        manifest.block_bytes / 1_000_000,
+        gen_s,
+        dir.display()
+    );
+    for e in &manifest.eras {
+        eprintln!(
+            "  {:8} heights {:>5}..={:<5} {:>8} inputs",
+            e.name, e.first_height, e.last_height, e.inputs
+        );
+    }
+    if cli.verify {
+        let mut opts = ChainstateOptions::new(Network::Regtest);
+        opts.threads = threads;
+        let mut cs = Chainstate::open_in_memory(opts);
+        let genesis = block_bytes(&Network::Regtest.params().genesis_block());
+        let t1 = Instant::now();
+        for (i, b) in std::iter::once(&genesis).chain(&corpus.blocks).enumerate() {
+            if let Err(e) = cs.connect_block(b) {
+                eprintln!("error: block at height {i} rejected: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        let s = cs.summary();
+        let want = &manifest.expected_state;
+        if s.utxo_count != want.utxo_count || s.total_amount != want.total_amount || s.muhash != want.muhash {
+            eprintln!("error: final state {s:?} differs from the manifest's {want:?}");
+            return ExitCode::from(1);
+        }
+        eprintln!("verify: every block valid, final state equal ({:.1} s)", t1.elapsed().as_secs_f64());
+    }
+    println!("{}", dir.display());
+    ExitCode::SUCCESS
+}
