@@ -59,11 +59,14 @@ pub struct ChainstateOptions {
     pub assumevalid: Option<[u8; 32]>,
     /// Also flush every this many blocks.
     pub flush_every_blocks: Option<u32>,
+    /// Batch each block's BIP340 checks
+    /// ([`crate::validation::verify_scripts_batched`]); the results are the same either way.
+    pub batch_schnorr: bool,
 }
 
 impl ChainstateOptions {
     /// Defaults for `network`: all cores, 450 MiB cache, the detected backend, every script
-    /// checked, flushes only when the cache is full.
+    /// checked, flushes only when the cache is full, BIP340 checks not batched.
     pub fn new(network: Network) -> ChainstateOptions {
         ChainstateOptions {
             network,
@@ -72,6 +75,7 @@ impl ChainstateOptions {
             backend: Backend::detect(),
             assumevalid: None,
             flush_every_blocks: None,
+            batch_schnorr: false,
         }
     }
 }
@@ -414,6 +418,7 @@ impl Chainstate {
             verify_scripts,
             threads: self.opts.threads,
             backend: self.opts.backend,
+            batch_schnorr: self.opts.batch_schnorr,
         };
         let out = validation::connect_block(&block, &checked, &ctx, &mut CacheSource(&mut self.cache))
             .map_err(|e| match e {

@@ -44,11 +44,13 @@ use crate::script::interpreter::{verify_input, ScriptError, SigVerifier};
 use crate::script::opcodes::get_op;
 use crate::script::sigops::{transaction_sigop_cost, tx_legacy_sigop_count};
 use crate::script::{BackendVerifier, ScriptFlags};
+use crate::secp256k1::{schnorr, XOnlyPublicKey};
 use crate::sighash::TxContext;
 use crate::utxo::Coin;
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// `MAX_BLOCK_SIGOPS_COST`.
@@ -546,6 +548,23 @@ pub fn verify_scripts<V: SigVerifier>(
     threads: usize,
     verifier: &V,
 ) -> Result<(), ScriptFailure> {
+    run_inputs::<&V, V>(txs, spent, flags, threads, &|| verifier).0
+}
+
+/// The worker pool of [`verify_scripts`]: every worker makes its own verifier with `make` and
+/// hands it back at the end (in no particular order), so per-worker state needs no lock shared
+/// between workers.
+fn run_inputs<W, V>(
+    txs: &[Transaction],
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+    threads: usize,
+    make: &(dyn Fn() -> W + Sync),
+) -> (Result<(), ScriptFailure>, Vec<W>)
+where
+    W: Borrow<V> + Send,
+    V: SigVerifier + ?Sized,
+{
     let ctxs: Vec<Option<TxContext<'_>>> = txs
         .iter()
         .zip(spent)
@@ -560,39 +579,164 @@ pub fn verify_scripts<V: SigVerifier>(
     let cursor = AtomicUsize::new(0);
     let first_fail = AtomicUsize::new(usize::MAX);
     let errors: std::sync::Mutex<HashMap<usize, ScriptError>> = Default::default();
-    let work = || loop {
-        let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
-        if start >= flat.len() || start > first_fail.load(Ordering::Relaxed) {
-            return;
-        }
-        for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
-            let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
-            if let Err(e) = verify_input(ctx, i as usize, flags, verifier) {
-                let idx = start + k;
-                errors.lock().expect("no panics while held").insert(idx, e);
-                first_fail.fetch_min(idx, Ordering::Relaxed);
+    let work = || {
+        let w = make();
+        let verifier: &V = w.borrow();
+        loop {
+            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
+            if start >= flat.len() || start > first_fail.load(Ordering::Relaxed) {
                 break;
             }
+            for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
+                let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
+                if let Err(e) = verify_input(ctx, i as usize, flags, verifier) {
+                    let idx = start + k;
+                    errors.lock().expect("no panics while held").insert(idx, e);
+                    first_fail.fetch_min(idx, Ordering::Relaxed);
+                    break;
+                }
+            }
         }
+        w
     };
     let threads = threads.max(1).min(flat.len().div_ceil(CHUNK).max(1));
-    if threads == 1 {
+    let workers: Vec<W> = if threads == 1 {
+        vec![work()]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads - 1).map(|_| s.spawn(work)).collect();
+            let mut all = vec![work()];
+            all.extend(handles.into_iter().map(|h| h.join().expect("script worker panicked")));
+            all
+        })
+    };
+    let idx = first_fail.into_inner();
+    if idx == usize::MAX {
+        return (Ok(()), workers);
+    }
+    let e = errors.into_inner().expect("no panics while held")[&idx];
+    let (t, i) = flat[idx];
+    (Err(ScriptFailure { tx: t as usize, input: i as usize, error: e }), workers)
+}
+
+/// A BIP340 check recorded by [`DeferringVerifier`]: the parsed key, the message, the signature.
+type DeferredSchnorr = (XOnlyPublicKey, [u8; 32], [u8; 64]);
+
+/// A [`SigVerifier`] that records BIP340 checks instead of doing them, for one worker of
+/// [`verify_scripts_batched`].
+///
+/// Why deferring is sound: in taproot every BIP340 check either succeeds or ends the script
+/// with an error. The interpreter's only call of [`SigVerifier::verify_schnorr`] turns `false`
+/// into `SCHNORR_SIG`: a key-path spend fails, and in tapscript a non-empty signature that does
+/// not verify is an error (BIP342), never a `false` on the stack (an empty signature is not
+/// checked at all). So answering `true` now and checking later changes nothing for an input
+/// whose signatures are all valid, and the recorded checks, verified together afterwards, are
+/// all valid exactly when every deferred answer was right. When they are not (or a script
+/// fails), the caller verifies again without deferring.
+///
+/// ECDSA is checked at once: a failing `CHECKSIG` in legacy and segwit v0 scripts may be
+/// legitimate (`CHECKSIG NOT`, `CHECKMULTISIG` trying keys). The BIP341 tweak check is cheap and
+/// also done at once. A key that is not a valid x-only key is answered `false` at once, as
+/// exact verification would.
+struct DeferringVerifier {
+    backend: Backend,
+    /// Only the owning worker touches it; the lock is never contended.
+    items: std::sync::Mutex<Vec<DeferredSchnorr>>,
+}
+
+impl SigVerifier for DeferringVerifier {
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32)
+    }
+
+    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
+        let Ok(pk) = XOnlyPublicKey::parse_with(self.backend, xonly) else { return false };
+        self.items.lock().expect("no panics while held").push((pk, *msg32, *sig64));
+        true
+    }
+
+    fn tweak_add_check(
+        &self,
+        internal: &[u8; 32],
+        tweak: &[u8; 32],
+        output: &[u8; 32],
+        parity: bool,
+    ) -> bool {
+        BackendVerifier(self.backend).tweak_add_check(internal, tweak, output, parity)
+    }
+}
+
+/// Largest number of signatures in one batch of [`verify_scripts_batched`].
+pub const MAX_SCHNORR_BATCH: usize = 4096;
+
+/// [`verify_scripts`] with `backend`, the BIP340 checks batched: the scripts run with every
+/// BIP340 check deferred (see the note on soundness below), then the collected signatures are
+/// verified with [`schnorr::verify_batch_with`] in batches of at most [`MAX_SCHNORR_BATCH`],
+/// spread over the `threads` workers. If every script succeeds and every batch is valid the
+/// block's scripts are valid; otherwise the inputs are verified again exactly with
+/// [`BackendVerifier`], so the result, the failure reported included, is always the same as
+/// that of [`verify_scripts`] with [`BackendVerifier`] (up to the batch's failure probability
+/// of about 2^−128 per batch for accepting an invalid signature).
+///
+/// Soundness: the interpreter turns a failed BIP340 check into the error `SCHNORR_SIG` in every
+/// case (taproot key path; BIP342 for a non-empty tapscript signature), so a script that runs to
+/// success with the checks answered `true` also succeeds exactly when those checks are valid.
+/// ECDSA is never deferred, since a failed ECDSA check can be part of a valid script.
+pub fn verify_scripts_batched(
+    txs: &[Transaction],
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+) -> Result<(), ScriptFailure> {
+    let make = || DeferringVerifier { backend, items: Default::default() };
+    let (res, workers) =
+        run_inputs::<DeferringVerifier, DeferringVerifier>(txs, spent, flags, threads, &make);
+    if res.is_ok() {
+        let items: Vec<DeferredSchnorr> =
+            workers.into_iter().flat_map(|w| w.items.into_inner().expect("no panics while held")).collect();
+        if batches_valid(&items, threads, backend) {
+            return Ok(());
+        }
+    }
+    verify_scripts(txs, spent, flags, threads, &BackendVerifier(backend))
+}
+
+/// Whether every deferred check is valid: `items` split into near-equal batches of at most
+/// [`MAX_SCHNORR_BATCH`], at least one per thread, verified by up to `threads` workers.
+fn batches_valid(items: &[DeferredSchnorr], threads: usize, backend: Backend) -> bool {
+    if items.is_empty() {
+        return true;
+    }
+    let threads = threads.max(1);
+    let n_batches = items.len().div_ceil(MAX_SCHNORR_BATCH).max(threads.min(items.len()));
+    let size = items.len().div_ceil(n_batches);
+    let batches: Vec<&[DeferredSchnorr]> = items.chunks(size).collect();
+    let cursor = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let work = || loop {
+        let b = cursor.fetch_add(1, Ordering::Relaxed);
+        if b >= batches.len() || failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let refs: Vec<schnorr::BatchItem<'_>> =
+            batches[b].iter().map(|(pk, msg, sig)| (pk, &msg[..], sig)).collect();
+        if !schnorr::verify_batch_with(backend, &refs) {
+            failed.store(true, Ordering::Relaxed);
+        }
+    };
+    let workers = threads.min(batches.len());
+    if workers == 1 {
         work();
     } else {
         std::thread::scope(|s| {
-            for _ in 0..threads - 1 {
+            for _ in 0..workers - 1 {
                 s.spawn(work);
             }
             work();
         });
     }
-    let idx = first_fail.into_inner();
-    if idx == usize::MAX {
-        return Ok(());
-    }
-    let e = errors.into_inner().expect("no panics while held")[&idx];
-    let (t, i) = flat[idx];
-    Err(ScriptFailure { tx: t as usize, input: i as usize, error: e })
+    !failed.into_inner()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,6 +780,9 @@ pub struct ConnectContext<'a> {
     pub threads: usize,
     /// Signature backend for script checks.
     pub backend: Backend,
+    /// Batch the BIP340 checks of the block ([`verify_scripts_batched`]); the verdict and the
+    /// failure reported are the same either way.
+    pub batch_schnorr: bool,
 }
 
 /// Per-block counts and timings of [`connect_block`].
@@ -828,8 +975,12 @@ pub fn connect_block<S: CoinSource>(
     }
     let ts = Instant::now();
     if ctx.verify_scripts {
-        let v = BackendVerifier(ctx.backend);
-        if let Err(f) = verify_scripts(&block.txdata, &spent_outs, ctx.flags, ctx.threads, &v) {
+        let r = if ctx.batch_schnorr {
+            verify_scripts_batched(&block.txdata, &spent_outs, ctx.flags, ctx.threads, ctx.backend)
+        } else {
+            verify_scripts(&block.txdata, &spent_outs, ctx.flags, ctx.threads, &BackendVerifier(ctx.backend))
+        };
+        if let Err(f) = r {
             let r = format!("{SCRIPT_FAILURE_PREFIX} ({})", script_error_string(f.error));
             return Err(at(&r, f.tx, Some(f.input)));
         }
@@ -901,7 +1052,9 @@ impl CoinSource for ListSource {
 ///
 /// `spent[k].height` and `spent[k].coinbase` matter for coinbase maturity; the rule flags are
 /// those of `height` on `network` ([`ChainParams::script_flags`]). A rejected block is
-/// reported as a [`BlockError`] whose `reason` is Core's reject reason.
+/// reported as a [`BlockError`] whose `reason` is Core's reject reason. Scripts run on
+/// `threads` workers with `backend`; `batch_schnorr` batches the BIP340 checks
+/// ([`verify_scripts_batched`]) without changing the result.
 ///
 /// Mainnet block 170, the first transaction between two keys, spends the coinbase of block 9:
 ///
@@ -939,19 +1092,19 @@ impl CoinSource for ListSource {
 /// };
 /// let b = Backend::detect();
 ///
-/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b)
+/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, false)
 ///     .unwrap();
 /// assert_eq!((ok.txs, ok.inputs, ok.fees), (2, 1, 0));
 ///
 /// // 49 BTC in, 50 BTC out.
-/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b)
+/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, false)
 ///     .unwrap_err();
 /// assert_eq!(e.reason, "bad-txns-in-belowout");
 ///
 /// // Another key: the signature does not verify.
 /// let mut other = p2pk.clone();
 /// other[10] ^= 1;
-/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, Network::Mainnet, 1, b)
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, Network::Mainnet, 1, b, false)
 ///     .unwrap_err();
 /// assert_eq!(
 ///     e.reason,
@@ -961,7 +1114,7 @@ impl CoinSource for ListSource {
 /// assert_eq!((e.tx.map(|t| t.0), e.input), (Some(1), Some(0)));
 ///
 /// // A coinbase output spent too early.
-/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, Network::Mainnet, 1, b)
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, Network::Mainnet, 1, b, false)
 ///     .unwrap_err();
 /// assert_eq!(e.reason, "bad-txns-premature-spend-of-coinbase");
 /// ```
@@ -972,6 +1125,7 @@ pub fn check_block_with_spent(
     network: Network,
     threads: usize,
     backend: Backend,
+    batch_schnorr: bool,
 ) -> Result<BlockCheckSummary, BlockError> {
     let params = network.params();
     let t0 = Instant::now();
@@ -1009,6 +1163,7 @@ pub fn check_block_with_spent(
         verify_scripts: true,
         threads,
         backend,
+        batch_schnorr,
     };
     let out = connect_block(&block, &checked, &ctx, &mut ListSource(map)).map_err(|e| match e {
         ConnectError::Invalid(b) => b,

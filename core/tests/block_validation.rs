@@ -10,7 +10,7 @@ use common::{decompress_pubkey_native, read_maybe_compressed};
 use fullverify::chain::{self, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
-use fullverify::script::BackendVerifier;
+use fullverify::script::{BackendVerifier, ScriptError, ScriptFlags};
 use fullverify::utxo::Coin;
 use fullverify::validation::{self, check_block_with_spent, verify_scripts};
 use fullverify::Backend;
@@ -69,8 +69,9 @@ fn load_real(block: &str, prevouts: &str, kind: PrevoutFormat, network: &str) ->
 
 fn check_real(r: &Real, network: Network, hash: &str, n_inputs: usize) {
     for threads in [1, 2] {
-        let s = check_block_with_spent(&r.raw, &r.spent, r.height, network, threads, Backend::detect())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let s =
+            check_block_with_spent(&r.raw, &r.spent, r.height, network, threads, Backend::detect(), false)
+                .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(fullverify::encode::display_hex(&s.hash), hash);
         assert_eq!(s.inputs, n_inputs);
         assert_eq!(s.coinbase_value, s.subsidy + s.fees, "coinbase = subsidy + fees");
@@ -98,7 +99,8 @@ fn mainnet_866342_with_spent() {
     // A wrong spent amount breaks the coinbase balance or a signature: never accepted.
     let mut bad = r.spent.clone();
     bad[0].out.value += 1;
-    assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect()).is_err());
+    assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect(), false)
+        .is_err());
 }
 
 #[test]
@@ -130,6 +132,141 @@ fn testnet3_928816_with_spent() {
         "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378",
         8692,
     );
+}
+
+fn load_866342() -> Option<Real> {
+    load_real(
+        "blocks_with_prevouts/mainnet_866342.block.zst",
+        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+        PrevoutFormat::SpentUtxosJson,
+        "mainnet",
+    )
+}
+
+/// Block 866342 (2,373 taproot inputs) with the BIP340 checks batched and not, on 1 and 2
+/// threads: accepted with the same summary.
+#[test]
+fn mainnet_866342_batched_schnorr_same_summary() {
+    let Some(r) = load_866342() else { return };
+    let key = |s: validation::BlockCheckSummary| {
+        (s.hash, s.txs, s.inputs, s.fees, s.sigops_cost, s.coinbase_value, s.subsidy)
+    };
+    for threads in [1, 2] {
+        let run = |batch| {
+            check_block_with_spent(
+                &r.raw,
+                &r.spent,
+                r.height,
+                Network::Mainnet,
+                threads,
+                Backend::detect(),
+                batch,
+            )
+            .unwrap_or_else(|e| panic!("batch {batch}: {e}"))
+        };
+        assert_eq!(key(run(false)), key(run(true)), "threads {threads}");
+    }
+}
+
+/// Block 866342's transactions and spent outputs grouped per transaction, and its flags.
+fn scripts_866342(r: &Real) -> (Block, Vec<Vec<TxOut>>, ScriptFlags) {
+    let block = Block::from_bytes(&r.raw).unwrap();
+    let flags = Network::Mainnet.params().script_flags(r.height, &block.block_hash());
+    let mut spent: Vec<Vec<TxOut>> = Vec::new();
+    let mut k = 0;
+    for tx in &block.txdata {
+        if tx.is_coinbase() {
+            spent.push(Vec::new());
+        } else {
+            spent.push(r.spent[k..k + tx.inputs.len()].iter().map(|c| c.out.clone()).collect());
+            k += tx.inputs.len();
+        }
+    }
+    (block, spent, flags)
+}
+
+/// The witness elements of a taproot input without the annex.
+fn taproot_stack(w: &[Vec<u8>]) -> &[Vec<u8>] {
+    match w {
+        [rest @ .., last] if !rest.is_empty() && last.first() == Some(&0x50) => rest,
+        _ => w,
+    }
+}
+
+/// Exact and batched script checks of the block agree, for 1 and 3 threads.
+fn same_verdict(
+    block: &Block,
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+) -> Result<(), validation::ScriptFailure> {
+    let v = BackendVerifier(Backend::detect());
+    let exact = verify_scripts(&block.txdata, spent, flags, 1, &v);
+    for threads in [1, 3] {
+        let batched =
+            validation::verify_scripts_batched(&block.txdata, spent, flags, threads, Backend::detect());
+        assert_eq!(batched, exact, "threads {threads}");
+    }
+    exact
+}
+
+/// Mutated signatures in block 866342 (a taproot key-path signature, a tapscript signature, an
+/// ECDSA signature): batched verification rejects each with the same error at the same input as
+/// exact verification, and with several mutations reports the lowest failing input.
+#[test]
+fn batched_schnorr_reports_the_exact_failure() {
+    let Some(r) = load_866342() else { return };
+    let (block, spent, flags) = scripts_866342(&r);
+    assert_eq!(same_verdict(&block, &spent, flags), Ok(()));
+    let is_p2tr = |o: &TxOut| o.script_pubkey.len() == 34 && o.script_pubkey[..2] == [0x51, 0x20];
+    let is_p2wpkh = |o: &TxOut| o.script_pubkey.len() == 22 && o.script_pubkey[..2] == [0x00, 0x14];
+    let inputs =
+        || (1..block.txdata.len()).flat_map(|t| (0..block.txdata[t].inputs.len()).map(move |i| (t, i)));
+    let witness = |t: usize, i: usize| &block.txdata[t].inputs[i].witness;
+    // A key-path spend: one signature element (64 or 65 bytes) after removing the annex.
+    let key_path = inputs()
+        .filter(|&(t, i)| is_p2tr(&spent[t][i]))
+        .find(|&(t, i)| matches!(taproot_stack(witness(t, i)), [s] if s.len() == 64 || s.len() == 65))
+        .expect("a key-path spend");
+    // A script-path spend with a signature among its stack elements.
+    let script_path = inputs()
+        .filter(|&(t, i)| is_p2tr(&spent[t][i]))
+        .find_map(|(t, i)| {
+            let st = taproot_stack(witness(t, i));
+            if st.len() < 3 {
+                return None;
+            }
+            let e = st[..st.len() - 2].iter().position(|s| s.len() == 64 || s.len() == 65)?;
+            Some((t, i, e))
+        })
+        .expect("a script-path spend with a signature");
+    let ecdsa = inputs().rfind(|&(t, i)| is_p2wpkh(&spent[t][i])).expect("a P2WPKH spend");
+
+    let mutated = |muts: &[(usize, usize, usize, usize)]| {
+        let mut b = block.clone();
+        for &(t, i, e, byte) in muts {
+            b.txdata[t].inputs[i].witness[e][byte] ^= 1;
+        }
+        b
+    };
+    let check = |muts: &[(usize, usize, usize, usize)], want: (usize, usize)| {
+        let f = same_verdict(&mutated(muts), &spent, flags).unwrap_err();
+        assert_eq!((f.tx, f.input), want, "{muts:?}");
+        f.error
+    };
+    // Key path: the signature no longer verifies.
+    let e = check(&[(key_path.0, key_path.1, 0, 10)], key_path);
+    assert_eq!(e, ScriptError::SchnorrSig);
+    // ECDSA: flip a byte of the DER signature's S value.
+    let sig_len = witness(ecdsa.0, ecdsa.1)[0].len();
+    check(&[(ecdsa.0, ecdsa.1, 0, sig_len - 3)], ecdsa);
+    // Tapscript: a non-empty signature that fails is an error, not a false.
+    let (t, i, e) = script_path;
+    assert_eq!(check(&[(t, i, e, 5)], (t, i)), ScriptError::SchnorrSig);
+    // Several mutations: the lowest failing input is reported.
+    let mut all = vec![(key_path.0, key_path.1, 0, 10), (ecdsa.0, ecdsa.1, 0, sig_len - 3)];
+    all.push((t, i, e, 5));
+    let lowest = all.iter().map(|&(t, i, _, _)| (t, i)).min().unwrap();
+    check(&all, lowest);
 }
 
 /// The same block's scripts with 1..8 threads, repeatedly, with two corrupted inputs: the
@@ -413,6 +550,7 @@ fn bip30_overwrite_rejected_when_enforced() {
         verify_scripts: true,
         threads: 1,
         backend: Backend::detect(),
+        batch_schnorr: false,
     };
     match validation::connect_block(&block, &checked, &ctx, &mut Everything) {
         Err(validation::ConnectError::Invalid(e)) => {

@@ -212,6 +212,38 @@ fn regtest_1_206_replay() {
     assert_eq!(s.muhash, muhash_exact(&elems));
 }
 
+/// The regtest chain and mainnet 0..438 connected with BIP340 checks batched and not, on 1
+/// and 3 threads: identical states and per-block counts.
+#[test]
+fn batched_schnorr_replay_reaches_the_same_state() {
+    let mut chains = 0;
+    for (network, raw) in [(Network::Regtest, regtest_blocks()), (Network::Mainnet, mainnet_0_438())] {
+        let Some(raw) = raw else { continue };
+        chains += 1;
+        let mut want = None;
+        for batch_schnorr in [false, true] {
+            for threads in [1, 3] {
+                let mut cs =
+                    Chainstate::open_in_memory(ChainstateOptions { batch_schnorr, ..opts(network, threads) });
+                let mut counts = Vec::new();
+                for (h, b) in raw.iter().enumerate() {
+                    let st = cs.connect_block(b).unwrap_or_else(|e| panic!("height {h}: {e}"));
+                    counts.push((st.txs, st.inputs, st.sigops_cost, st.fees));
+                }
+                let got = (cs.summary(), counts);
+                assert_eq!(
+                    want.get_or_insert_with(|| got.clone()),
+                    &got,
+                    "{network:?} batch_schnorr {batch_schnorr} threads {threads}"
+                );
+            }
+        }
+    }
+    if std::env::var_os("FULLVERIFY_REQUIRE_VECTORS").is_some() {
+        assert_eq!(chains, 2);
+    }
+}
+
 /// The regtest chain connected with 1..8 script threads, twice each: identical states.
 #[test]
 fn regtest_replay_same_state_for_any_thread_count() {

@@ -230,6 +230,55 @@ fn single_blocks_with_spent_outputs() {
     }
 }
 
+/// `--batch-schnorr` is recorded in the packet and changes neither the block's counts nor the
+/// error of a rejected block.
+#[test]
+fn batch_schnorr_is_recorded_and_gives_the_same_results() {
+    let (Some(b), Some(sp)) = (
+        vector("blocks_with_prevouts/mainnet_866342.block.zst"),
+        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
+    ) else {
+        return;
+    };
+    let sc = Scratch::new("batch_schnorr");
+    let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
+    let plain = ok_packet(&sc, "plain", &base);
+    let batched = ok_packet(&sc, "batched", &[&base[..], &["--batch-schnorr"]].concat());
+    assert_eq!(plain["params"]["batch_schnorr"], false);
+    assert_eq!(batched["params"]["batch_schnorr"], true);
+    assert_eq!(plain["block"], batched["block"]);
+    // A changed amount of a taproot input: its signature fails, reported the same either way.
+    let json = String::from_utf8(fullverify_experiments::replay::source::read_maybe_compressed(&sp).unwrap())
+        .unwrap();
+    let mut v: Value = serde_json::from_str(&json).unwrap();
+    let k = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| {
+            e["txout"]["script_pubkey"].as_str().is_some_and(|h| h.starts_with("5120") && h.len() == 68)
+        })
+        .expect("a taproot input");
+    let old = v[k]["txout"]["value"].as_i64().unwrap();
+    v[k]["txout"]["value"] = (old + 1).into();
+    let bad = sc.path("bad_spent.json");
+    std::fs::write(&bad, v.to_string()).unwrap();
+    let bad_base = ["--source", "block", s(&b), "--spent", s(&bad), "--threads", "2"];
+    let mut errors = Vec::new();
+    for (tag, args) in
+        [("bad_plain", bad_base.to_vec()), ("bad_batched", [&bad_base[..], &["--batch-schnorr"]].concat())]
+    {
+        let (out, packet) = replay(&sc, tag, &args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("(Invalid Schnorr signature)"), "{err}");
+        let p = packet.unwrap();
+        assert_valid_packet(&p);
+        errors.push(p["error"].clone());
+    }
+    assert_eq!(errors[0], errors[1]);
+}
+
 /// Framed records of a file, as `(offset, payload)`.
 fn records(data: &[u8]) -> Vec<(usize, Vec<u8>)> {
     let mut v = Vec::new();

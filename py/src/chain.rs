@@ -101,7 +101,9 @@ fn check_block(
     }
     let threads = threads_arg(threads);
     let r = py.detach(|| {
-        check_block_with_spent(block, &coins, height, network, threads, b).map(|_| ()).map_err(|e| e.reason)
+        check_block_with_spent(block, &coins, height, network, threads, b, false)
+            .map(|_| ())
+            .map_err(|e| e.reason)
     });
     match r {
         Ok(()) => Ok(None),

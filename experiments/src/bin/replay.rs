@@ -108,6 +108,11 @@ struct Cli {
     #[arg(long, value_parser = parse_backend)]
     backend: Option<Backend>,
 
+    /// Verify each block's BIP340 signatures in batches after its scripts ran; any failure
+    /// is re-checked input by input, so verdicts and reported failures do not change.
+    #[arg(long)]
+    batch_schnorr: bool,
+
     /// Where to write the packet. Default: results/replay/<run-id>.json in the repository.
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
@@ -248,6 +253,7 @@ fn new_packet(cli: &Cli, backend: Backend, threads: usize, kind: &str) -> Packet
         "flush_every": cli.flush_every,
         "stop_height": cli.stop_height,
         "resumable_datadir": cli.datadir.is_some(),
+        "batch_schnorr": cli.batch_schnorr,
     });
     let mut p = Packet::new("replay", backend.name(), threads, params);
     p.set(
@@ -400,6 +406,7 @@ fn run_chain(cli: &Cli, kind: &str, path: &Path, threads: usize, backend: Backen
         backend,
         assumevalid: cli.assumevalid.0,
         flush_every_blocks: cli.flush_every,
+        batch_schnorr: cli.batch_schnorr,
     };
     let t_open = Instant::now();
     let opened = Chainstate::open(&datadir, opts);
@@ -782,7 +789,7 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
         .into_iter()
         .map(|s| Coin { out: s.txout, height: s.height.unwrap_or(0), coinbase: s.coinbase.unwrap_or(false) })
         .collect();
-    let result = check_block_with_spent(&raw, &coins, height, cli.net(), threads, backend);
+    let result = check_block_with_spent(&raw, &coins, height, cli.net(), threads, backend, cli.batch_schnorr);
     let wall = start.elapsed();
     let res = resources(wall);
     let mut packet = new_packet(cli, backend, threads, "block");
