@@ -284,6 +284,8 @@ test('screenshots, keyboard tabs and no errors in the console', async () => {
   // Arrow keys move between tabs.
   await page.focus('#tab-glv');
   await page.keyboard.press('ArrowRight');
+  // The tab switch goes through the URL fragment (a hashchange event): wait for it.
+  await page.waitForSelector('#tab-sig[aria-selected="true"]', { timeout: 5000 });
   assert.equal(await page.getAttribute('#tab-sig', 'aria-selected'), 'true');
   assert.deepEqual(problems, []);
 });
