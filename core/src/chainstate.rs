@@ -40,7 +40,7 @@ use crate::chain::{self, ChainParams, HeaderEntry, Network, BIP34_IMPLIES_BIP30_
 use crate::encode::{display_hex, Block, OutPoint};
 use crate::muhash::MuHash3072;
 use crate::utxo::{muhash_delta, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError};
-use crate::validation::{self, BlockError, CoinSource, ConnectContext, ConnectError};
+use crate::validation::{self, BlockError, CoinSource, ConnectContext, ConnectError, SigMode};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -59,23 +59,26 @@ pub struct ChainstateOptions {
     pub assumevalid: Option<[u8; 32]>,
     /// Also flush every this many blocks.
     pub flush_every_blocks: Option<u32>,
-    /// Batch each block's BIP340 checks
-    /// ([`crate::validation::verify_scripts_batched`]); the results are the same either way.
-    pub batch_schnorr: bool,
+    /// How each block's signature checks are done
+    /// ([`crate::validation::verify_scripts_with`]); the results are the same in every mode.
+    pub sig_mode: SigMode,
 }
 
 impl ChainstateOptions {
     /// Defaults for `network`: all cores, 450 MiB cache, the detected backend, every script
-    /// checked, flushes only when the cache is full, BIP340 checks not batched.
+    /// checked, flushes only when the cache is full, the signature mode that suits the detected
+    /// backend ([`SigMode::for_backend`]: `verify_many` on an Ifma token), BIP340 checks not
+    /// batched.
     pub fn new(network: Network) -> ChainstateOptions {
+        let backend = Backend::detect();
         ChainstateOptions {
             network,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             dbcache_bytes: 450 << 20,
-            backend: Backend::detect(),
+            backend,
             assumevalid: None,
             flush_every_blocks: None,
-            batch_schnorr: false,
+            sig_mode: SigMode::for_backend(backend),
         }
     }
 }
@@ -418,7 +421,7 @@ impl Chainstate {
             verify_scripts,
             threads: self.opts.threads,
             backend: self.opts.backend,
-            batch_schnorr: self.opts.batch_schnorr,
+            sig_mode: self.opts.sig_mode,
         };
         let out = validation::connect_block(&block, &checked, &ctx, &mut CacheSource(&mut self.cache))
             .map_err(|e| match e {

@@ -44,13 +44,12 @@ use crate::script::interpreter::{verify_input, ScriptError, SigVerifier};
 use crate::script::opcodes::get_op;
 use crate::script::sigops::{transaction_sigop_cost, tx_legacy_sigop_count};
 use crate::script::{BackendVerifier, ScriptFlags};
-use crate::secp256k1::{schnorr, XOnlyPublicKey};
+use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use crate::sighash::TxContext;
 use crate::utxo::Coin;
-use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// `MAX_BLOCK_SIGOPS_COST`.
@@ -548,23 +547,16 @@ pub fn verify_scripts<V: SigVerifier>(
     threads: usize,
     verifier: &V,
 ) -> Result<(), ScriptFailure> {
-    run_inputs::<&V, V>(txs, spent, flags, threads, &|| verifier).0
+    let (ctxs, flat) = flat_inputs(txs, spent);
+    run_flat(&ctxs, &flat, flags, threads, verifier)
 }
 
-/// The worker pool of [`verify_scripts`]: every worker makes its own verifier with `make` and
-/// hands it back at the end (in no particular order), so per-worker state needs no lock shared
-/// between workers.
-fn run_inputs<W, V>(
-    txs: &[Transaction],
-    spent: &[Vec<TxOut>],
-    flags: ScriptFlags,
-    threads: usize,
-    make: &(dyn Fn() -> W + Sync),
-) -> (Result<(), ScriptFailure>, Vec<W>)
-where
-    W: Borrow<V> + Send,
-    V: SigVerifier + ?Sized,
-{
+/// Every transaction's sighash context (`None` for the coinbase) and the flat list of inputs
+/// to check as (transaction, input) pairs in block order.
+fn flat_inputs<'a>(
+    txs: &'a [Transaction],
+    spent: &'a [Vec<TxOut>],
+) -> (Vec<Option<TxContext<'a>>>, Vec<(u32, u32)>) {
     let ctxs: Vec<Option<TxContext<'_>>> = txs
         .iter()
         .zip(spent)
@@ -576,82 +568,215 @@ where
             flat.extend((0..tx.inputs.len() as u32).map(|i| (t as u32, i)));
         }
     }
+    (ctxs, flat)
+}
+
+/// Runs `work` on `threads` workers (the calling thread is one of them) and returns what each
+/// returned, in no particular order.
+fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -> Vec<R> {
+    if threads <= 1 {
+        return vec![work()];
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads - 1).map(|_| s.spawn(&work)).collect();
+        let mut all = vec![work()];
+        all.extend(handles.into_iter().map(|h| h.join().expect("script worker panicked")));
+        all
+    })
+}
+
+/// The worker pool of [`verify_scripts`] over the inputs `flat` (in block order): the failure
+/// at the lowest position of `flat`, if any.
+fn run_flat<V: SigVerifier>(
+    ctxs: &[Option<TxContext<'_>>],
+    flat: &[(u32, u32)],
+    flags: ScriptFlags,
+    threads: usize,
+    verifier: &V,
+) -> Result<(), ScriptFailure> {
     let cursor = AtomicUsize::new(0);
     let first_fail = AtomicUsize::new(usize::MAX);
     let errors: std::sync::Mutex<HashMap<usize, ScriptError>> = Default::default();
-    let work = || {
-        let w = make();
-        let verifier: &V = w.borrow();
-        loop {
-            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
-            if start >= flat.len() || start > first_fail.load(Ordering::Relaxed) {
+    let work = || loop {
+        let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
+        if start >= flat.len() || start > first_fail.load(Ordering::Relaxed) {
+            break;
+        }
+        for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
+            let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
+            if let Err(e) = verify_input(ctx, i as usize, flags, verifier) {
+                let idx = start + k;
+                errors.lock().expect("no panics while held").insert(idx, e);
+                first_fail.fetch_min(idx, Ordering::Relaxed);
                 break;
             }
-            for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
-                let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
-                if let Err(e) = verify_input(ctx, i as usize, flags, verifier) {
-                    let idx = start + k;
-                    errors.lock().expect("no panics while held").insert(idx, e);
-                    first_fail.fetch_min(idx, Ordering::Relaxed);
-                    break;
-                }
-            }
         }
-        w
     };
-    let threads = threads.max(1).min(flat.len().div_ceil(CHUNK).max(1));
-    let workers: Vec<W> = if threads == 1 {
-        vec![work()]
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads - 1).map(|_| s.spawn(work)).collect();
-            let mut all = vec![work()];
-            all.extend(handles.into_iter().map(|h| h.join().expect("script worker panicked")));
-            all
-        })
-    };
+    on_workers(threads.max(1).min(flat.len().div_ceil(CHUNK).max(1)), work);
     let idx = first_fail.into_inner();
     if idx == usize::MAX {
-        return (Ok(()), workers);
+        return Ok(());
     }
     let e = errors.into_inner().expect("no panics while held")[&idx];
     let (t, i) = flat[idx];
-    (Err(ScriptFailure { tx: t as usize, input: i as usize, error: e }), workers)
+    Err(ScriptFailure { tx: t as usize, input: i as usize, error: e })
 }
 
-/// A BIP340 check recorded by [`DeferringVerifier`]: the parsed key, the message, the signature.
-type DeferredSchnorr = (XOnlyPublicKey, [u8; 32], [u8; 64]);
+/// How the signature checks of a block's scripts are done ([`verify_scripts_with`]). Every
+/// mode gives the same verdicts and reports the same failing input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SigMode {
+    /// Each check is done when the interpreter reaches it.
+    #[default]
+    Inline,
+    /// BIP340 checks are deferred and verified in batches ([`schnorr::verify_batch_with`]);
+    /// ECDSA checks are done inline.
+    BatchSchnorr,
+    /// ECDSA checks (outside `CHECKMULTISIG`) and BIP340 checks are deferred, then verified many
+    /// at a time with [`ecdsa::verify_many`] and [`schnorr::verify_many`]: eight per AVX-512
+    /// register on an Ifma token.
+    Many,
+    /// [`SigMode::Many`] for ECDSA, with the BIP340 checks batched as in
+    /// [`SigMode::BatchSchnorr`].
+    ManyBatchSchnorr,
+}
 
-/// A [`SigVerifier`] that records BIP340 checks instead of doing them, for one worker of
-/// [`verify_scripts_batched`].
+impl SigMode {
+    /// Every mode, in the order of [`SigMode::name`]'s list.
+    pub const ALL: [SigMode; 4] =
+        [SigMode::Inline, SigMode::BatchSchnorr, SigMode::Many, SigMode::ManyBatchSchnorr];
+
+    /// The faster mode for `backend` when BIP340 checks are not batched: [`SigMode::Many`] on
+    /// an Ifma token (where `verify_many` runs eight lanes at once), [`SigMode::Inline`]
+    /// elsewhere (where `verify_many` is a loop over single checks and deferring only adds
+    /// bookkeeping).
+    pub fn for_backend(backend: Backend) -> SigMode {
+        if backend.kind() == crate::backend::BackendKind::Ifma {
+            SigMode::Many
+        } else {
+            SigMode::Inline
+        }
+    }
+
+    /// The same mode with the BIP340 checks batched (or not).
+    pub fn with_batch_schnorr(self, batch: bool) -> SigMode {
+        match (self.defers_ecdsa(), batch) {
+            (false, false) => SigMode::Inline,
+            (false, true) => SigMode::BatchSchnorr,
+            (true, false) => SigMode::Many,
+            (true, true) => SigMode::ManyBatchSchnorr,
+        }
+    }
+
+    /// The name used on command lines and in result packets: `inline`, `batch-schnorr`,
+    /// `many`, `many+batch-schnorr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SigMode::Inline => "inline",
+            SigMode::BatchSchnorr => "batch-schnorr",
+            SigMode::Many => "many",
+            SigMode::ManyBatchSchnorr => "many+batch-schnorr",
+        }
+    }
+
+    /// Whether ECDSA checks are deferred.
+    pub fn defers_ecdsa(self) -> bool {
+        matches!(self, SigMode::Many | SigMode::ManyBatchSchnorr)
+    }
+
+    /// Whether BIP340 checks are batched.
+    pub fn batches_schnorr(self) -> bool {
+        matches!(self, SigMode::BatchSchnorr | SigMode::ManyBatchSchnorr)
+    }
+}
+
+impl fmt::Display for SigMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SigMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SigMode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            format!("unknown signature mode {s:?} (inline, batch-schnorr, many, many+batch-schnorr)")
+        })
+    }
+}
+
+/// The checks recorded by one [`DeferringVerifier`], each with the position (in the flat input
+/// list) of the input that made it.
+#[derive(Default)]
+struct Deferred {
+    ecdsa: Vec<(PublicKey, [u8; 32], ecdsa::Signature)>,
+    ecdsa_owner: Vec<u32>,
+    schnorr: Vec<(XOnlyPublicKey, [u8; 32], [u8; 64])>,
+    schnorr_owner: Vec<u32>,
+}
+
+/// A [`SigVerifier`] that answers `true` to the checks it may defer, records them, and does the
+/// others at once; one per worker of [`verify_scripts_with`].
 ///
-/// Why deferring is sound: in taproot every BIP340 check either succeeds or ends the script
-/// with an error. The interpreter's only call of [`SigVerifier::verify_schnorr`] turns `false`
-/// into `SCHNORR_SIG`: a key-path spend fails, and in tapscript a non-empty signature that does
-/// not verify is an error (BIP342), never a `false` on the stack (an empty signature is not
-/// checked at all). So answering `true` now and checking later changes nothing for an input
-/// whose signatures are all valid, and the recorded checks, verified together afterwards, are
-/// all valid exactly when every deferred answer was right. When they are not (or a script
-/// fails), the caller verifies again without deferring.
+/// Deferred: BIP340 checks, and ECDSA checks outside `CHECKMULTISIG` when `ecdsa` is set.
+/// Done at once: keys or signatures that do not parse (answered `false`, as exact verification
+/// would), `CHECKMULTISIG`'s ECDSA checks (failures are routine there), the BIP341 tweak check.
 ///
-/// ECDSA is checked at once: a failing `CHECKSIG` in legacy and segwit v0 scripts may be
-/// legitimate (`CHECKSIG NOT`, `CHECKMULTISIG` trying keys). The BIP341 tweak check is cheap and
-/// also done at once. A key that is not a valid x-only key is answered `false` at once, as
-/// exact verification would.
+/// Why this is sound: the interpreter is a deterministic function of the input and of the
+/// answers its verifier gives. If every recorded check turns out valid, each deferred answer
+/// was the exact one, so the run was the exact run and its result is exact. An input with any
+/// invalid recorded check, or whose script failed, is verified again without deferring. No
+/// property of the scripts themselves is assumed.
 struct DeferringVerifier {
     backend: Backend,
+    ecdsa: bool,
     /// Only the owning worker touches it; the lock is never contended.
-    items: std::sync::Mutex<Vec<DeferredSchnorr>>,
+    items: std::sync::Mutex<Deferred>,
+}
+
+impl DeferringVerifier {
+    fn mark(&self) -> (usize, usize) {
+        let d = self.items.lock().expect("no panics while held");
+        (d.ecdsa.len(), d.schnorr.len())
+    }
+
+    /// The checks recorded since `mark` belong to the input at position `owner`.
+    fn own(&self, mark: (usize, usize), owner: u32) {
+        let d = &mut *self.items.lock().expect("no panics while held");
+        d.ecdsa_owner.resize(d.ecdsa.len(), owner);
+        d.schnorr_owner.resize(d.schnorr.len(), owner);
+        debug_assert!(d.ecdsa_owner.len() >= mark.0 && d.schnorr_owner.len() >= mark.1);
+    }
+
+    /// Forgets the checks recorded since `mark` (their input is verified again anyway).
+    fn drop_since(&self, mark: (usize, usize)) {
+        let d = &mut *self.items.lock().expect("no panics while held");
+        d.ecdsa.truncate(mark.0);
+        d.schnorr.truncate(mark.1);
+    }
 }
 
 impl SigVerifier for DeferringVerifier {
     fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        if !self.ecdsa {
+            return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
+        }
+        // Parsing exactly as `BackendVerifier::verify_ecdsa` does.
+        let Ok(pk) = PublicKey::parse_with(self.backend, pubkey) else { return false };
+        let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
+        s.normalize_s();
+        self.items.lock().expect("no panics while held").ecdsa.push((pk, *msg32, s));
+        true
+    }
+
+    fn verify_ecdsa_multisig(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
         BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32)
     }
 
     fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
         let Ok(pk) = XOnlyPublicKey::parse_with(self.backend, xonly) else { return false };
-        self.items.lock().expect("no panics while held").push((pk, *msg32, *sig64));
+        self.items.lock().expect("no panics while held").schnorr.push((pk, *msg32, *sig64));
         true
     }
 
@@ -666,77 +791,147 @@ impl SigVerifier for DeferringVerifier {
     }
 }
 
-/// Largest number of signatures in one batch of [`verify_scripts_batched`].
+/// Largest number of signatures in one batch of [`SigMode::BatchSchnorr`].
 pub const MAX_SCHNORR_BATCH: usize = 4096;
 
-/// [`verify_scripts`] with `backend`, the BIP340 checks batched: the scripts run with every
-/// BIP340 check deferred (see the note on soundness below), then the collected signatures are
-/// verified with [`schnorr::verify_batch_with`] in batches of at most [`MAX_SCHNORR_BATCH`],
-/// spread over the `threads` workers. If every script succeeds and every batch is valid the
-/// block's scripts are valid; otherwise the inputs are verified again exactly with
-/// [`BackendVerifier`], so the result, the failure reported included, is always the same as
-/// that of [`verify_scripts`] with [`BackendVerifier`] (up to the batch's failure probability
-/// of about 2^−128 per batch for accepting an invalid signature).
+/// Signatures per step of a `verify_many` worker (a multiple of the eight lanes).
+const MANY_CHUNK: usize = 128;
+
+/// [`verify_scripts`] with [`BackendVerifier`]`(backend)` and the signature checks done as
+/// `mode` says. The result, the failure reported included, is always that of
+/// [`verify_scripts`] (up to the batch's failure probability of about 2^−128 per batch for
+/// accepting an invalid BIP340 signature in the batched modes).
 ///
-/// Soundness: the interpreter turns a failed BIP340 check into the error `SCHNORR_SIG` in every
-/// case (taproot key path; BIP342 for a non-empty tapscript signature), so a script that runs to
-/// success with the checks answered `true` also succeeds exactly when those checks are valid.
-/// ECDSA is never deferred, since a failed ECDSA check can be part of a valid script.
-pub fn verify_scripts_batched(
+/// Apart from [`SigMode::Inline`], this runs in three steps, each on `threads` workers:
+/// 1. every input's script runs with the deferrable checks answered `true` and recorded (see
+///    the soundness note on `DeferringVerifier`: a run whose recorded checks are all valid is
+///    the exact run);
+/// 2. the recorded checks are verified: ECDSA with [`ecdsa::verify_many`], BIP340 with
+///    [`schnorr::verify_many`] or in batches of at most [`MAX_SCHNORR_BATCH`] (a batch that
+///    fails is verified item by item to find its inputs);
+/// 3. the inputs whose script failed in step 1 or that recorded an invalid check are verified
+///    again exactly, in block order; the first that fails is the failure reported. Every other
+///    input is valid, so this is the lowest failing input, as [`verify_scripts`] reports.
+///
+/// ```
+/// use fullverify::encode::Transaction;
+/// use fullverify::script::{BackendVerifier, ScriptFlags};
+/// use fullverify::validation::{verify_scripts, verify_scripts_with, SigMode};
+/// use fullverify::Backend;
+///
+/// // No inputs to check: every mode agrees.
+/// let b = Backend::detect();
+/// for mode in SigMode::ALL {
+///     assert_eq!(
+///         verify_scripts_with(&[], &[], ScriptFlags::NONE, 2, b, mode),
+///         verify_scripts(&[] as &[Transaction], &[], ScriptFlags::NONE, 2, &BackendVerifier(b))
+///     );
+/// }
+/// ```
+pub fn verify_scripts_with(
     txs: &[Transaction],
     spent: &[Vec<TxOut>],
     flags: ScriptFlags,
     threads: usize,
     backend: Backend,
+    mode: SigMode,
 ) -> Result<(), ScriptFailure> {
-    let make = || DeferringVerifier { backend, items: Default::default() };
-    let (res, workers) =
-        run_inputs::<DeferringVerifier, DeferringVerifier>(txs, spent, flags, threads, &make);
-    if res.is_ok() {
-        let items: Vec<DeferredSchnorr> =
-            workers.into_iter().flat_map(|w| w.items.into_inner().expect("no panics while held")).collect();
-        if batches_valid(&items, threads, backend) {
-            return Ok(());
-        }
+    let exact = BackendVerifier(backend);
+    if mode == SigMode::Inline {
+        return verify_scripts(txs, spent, flags, threads, &exact);
     }
-    verify_scripts(txs, spent, flags, threads, &BackendVerifier(backend))
+    let (ctxs, flat) = flat_inputs(txs, spent);
+    let threads = threads.max(1);
+    // Step 1: run every script with the deferrable checks recorded.
+    let cursor = AtomicUsize::new(0);
+    let work = || {
+        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), items: Default::default() };
+        let mut retry: Vec<u32> = Vec::new();
+        loop {
+            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
+            if start >= flat.len() {
+                break;
+            }
+            for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
+                let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
+                let mark = v.mark();
+                let pos = (start + k) as u32;
+                if verify_input(ctx, i as usize, flags, &v).is_ok() {
+                    v.own(mark, pos);
+                } else {
+                    v.drop_since(mark);
+                    retry.push(pos);
+                }
+            }
+        }
+        (v.items.into_inner().expect("no panics while held"), retry)
+    };
+    let mut all = Deferred::default();
+    let mut retry: Vec<u32> = Vec::new();
+    for (d, r) in on_workers(threads.min(flat.len().div_ceil(CHUNK).max(1)), work) {
+        all.ecdsa.extend(d.ecdsa);
+        all.ecdsa_owner.extend(d.ecdsa_owner);
+        all.schnorr.extend(d.schnorr);
+        all.schnorr_owner.extend(d.schnorr_owner);
+        retry.extend(r);
+    }
+    // Step 2: verify what was recorded.
+    retry.extend(failing_owners(&all.ecdsa, &all.ecdsa_owner, threads, MANY_CHUNK, |items| {
+        let refs: Vec<ecdsa::VerifyItem<'_>> = items.iter().map(|(pk, m, s)| (pk, m, s)).collect();
+        ecdsa::verify_many(backend, &refs)
+    }));
+    let schnorr_chunk = if mode.batches_schnorr() {
+        all.schnorr.len().div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH)
+    } else {
+        MANY_CHUNK
+    };
+    retry.extend(failing_owners(&all.schnorr, &all.schnorr_owner, threads, schnorr_chunk, |items| {
+        let refs: Vec<schnorr::VerifyItem<'_>> = items.iter().map(|(pk, m, s)| (pk, &m[..], s)).collect();
+        if mode.batches_schnorr() {
+            let batch: Vec<schnorr::BatchItem<'_>> = refs.clone();
+            if schnorr::verify_batch_with(backend, &batch) {
+                return vec![true; items.len()];
+            }
+        }
+        schnorr::verify_many(backend, &refs)
+    }));
+    if retry.is_empty() {
+        return Ok(());
+    }
+    // Step 3: the suspects again, exactly, in block order.
+    retry.sort_unstable();
+    retry.dedup();
+    let suspects: Vec<(u32, u32)> = retry.iter().map(|&p| flat[p as usize]).collect();
+    run_flat(&ctxs, &suspects, flags, threads, &exact)
 }
 
-/// Whether every deferred check is valid: `items` split into near-equal batches of at most
-/// [`MAX_SCHNORR_BATCH`], at least one per thread, verified by up to `threads` workers.
-fn batches_valid(items: &[DeferredSchnorr], threads: usize, backend: Backend) -> bool {
+/// The owners of the items that `check` finds invalid; `check` answers one bool per item of a
+/// chunk of at most `chunk` items, and `threads` workers claim chunks.
+fn failing_owners<T: Sync>(
+    items: &[T],
+    owners: &[u32],
+    threads: usize,
+    chunk: usize,
+    check: impl Fn(&[T]) -> Vec<bool> + Sync,
+) -> Vec<u32> {
+    debug_assert_eq!(items.len(), owners.len());
     if items.is_empty() {
-        return true;
+        return Vec::new();
     }
-    let threads = threads.max(1);
-    let n_batches = items.len().div_ceil(MAX_SCHNORR_BATCH).max(threads.min(items.len()));
-    let size = items.len().div_ceil(n_batches);
-    let batches: Vec<&[DeferredSchnorr]> = items.chunks(size).collect();
     let cursor = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let work = || loop {
-        let b = cursor.fetch_add(1, Ordering::Relaxed);
-        if b >= batches.len() || failed.load(Ordering::Relaxed) {
-            return;
-        }
-        let refs: Vec<schnorr::BatchItem<'_>> =
-            batches[b].iter().map(|(pk, msg, sig)| (pk, &msg[..], sig)).collect();
-        if !schnorr::verify_batch_with(backend, &refs) {
-            failed.store(true, Ordering::Relaxed);
+    let work = || {
+        let mut bad = Vec::new();
+        loop {
+            let start = cursor.fetch_add(chunk, Ordering::Relaxed);
+            if start >= items.len() {
+                return bad;
+            }
+            let end = (start + chunk).min(items.len());
+            let ok = check(&items[start..end]);
+            bad.extend((start..end).filter(|&k| !ok[k - start]).map(|k| owners[k]));
         }
     };
-    let workers = threads.min(batches.len());
-    if workers == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..workers - 1 {
-                s.spawn(work);
-            }
-            work();
-        });
-    }
-    !failed.into_inner()
+    on_workers(threads.min(items.len().div_ceil(chunk)), work).into_iter().flatten().collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -780,9 +975,9 @@ pub struct ConnectContext<'a> {
     pub threads: usize,
     /// Signature backend for script checks.
     pub backend: Backend,
-    /// Batch the BIP340 checks of the block ([`verify_scripts_batched`]); the verdict and the
-    /// failure reported are the same either way.
-    pub batch_schnorr: bool,
+    /// How the signature checks are done ([`verify_scripts_with`]); the verdict and the
+    /// failure reported are the same in every mode.
+    pub sig_mode: SigMode,
 }
 
 /// Per-block counts and timings of [`connect_block`].
@@ -975,11 +1170,14 @@ pub fn connect_block<S: CoinSource>(
     }
     let ts = Instant::now();
     if ctx.verify_scripts {
-        let r = if ctx.batch_schnorr {
-            verify_scripts_batched(&block.txdata, &spent_outs, ctx.flags, ctx.threads, ctx.backend)
-        } else {
-            verify_scripts(&block.txdata, &spent_outs, ctx.flags, ctx.threads, &BackendVerifier(ctx.backend))
-        };
+        let r = verify_scripts_with(
+            &block.txdata,
+            &spent_outs,
+            ctx.flags,
+            ctx.threads,
+            ctx.backend,
+            ctx.sig_mode,
+        );
         if let Err(f) = r {
             let r = format!("{SCRIPT_FAILURE_PREFIX} ({})", script_error_string(f.error));
             return Err(at(&r, f.tx, Some(f.input)));
@@ -1053,8 +1251,8 @@ impl CoinSource for ListSource {
 /// `spent[k].height` and `spent[k].coinbase` matter for coinbase maturity; the rule flags are
 /// those of `height` on `network` ([`ChainParams::script_flags`]). A rejected block is
 /// reported as a [`BlockError`] whose `reason` is Core's reject reason. Scripts run on
-/// `threads` workers with `backend`; `batch_schnorr` batches the BIP340 checks
-/// ([`verify_scripts_batched`]) without changing the result.
+/// `threads` workers with `backend`; `sig_mode` says how the signature checks are done
+/// ([`verify_scripts_with`]), without changing the result.
 ///
 /// Mainnet block 170, the first transaction between two keys, spends the coinbase of block 9:
 ///
@@ -1062,7 +1260,7 @@ impl CoinSource for ListSource {
 /// use fullverify::chain::Network;
 /// use fullverify::encode::TxOut;
 /// use fullverify::utxo::Coin;
-/// use fullverify::validation::check_block_with_spent;
+/// use fullverify::validation::{check_block_with_spent, SigMode};
 /// use fullverify::Backend;
 ///
 /// let block = hex::decode(concat!(
@@ -1092,19 +1290,19 @@ impl CoinSource for ListSource {
 /// };
 /// let b = Backend::detect();
 ///
-/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, false)
+/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, SigMode::Inline)
 ///     .unwrap();
 /// assert_eq!((ok.txs, ok.inputs, ok.fees), (2, 1, 0));
 ///
 /// // 49 BTC in, 50 BTC out.
-/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, false)
+/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, SigMode::Inline)
 ///     .unwrap_err();
 /// assert_eq!(e.reason, "bad-txns-in-belowout");
 ///
 /// // Another key: the signature does not verify.
 /// let mut other = p2pk.clone();
 /// other[10] ^= 1;
-/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, Network::Mainnet, 1, b, false)
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, Network::Mainnet, 1, b, SigMode::Inline)
 ///     .unwrap_err();
 /// assert_eq!(
 ///     e.reason,
@@ -1114,7 +1312,7 @@ impl CoinSource for ListSource {
 /// assert_eq!((e.tx.map(|t| t.0), e.input), (Some(1), Some(0)));
 ///
 /// // A coinbase output spent too early.
-/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, Network::Mainnet, 1, b, false)
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, Network::Mainnet, 1, b, SigMode::Inline)
 ///     .unwrap_err();
 /// assert_eq!(e.reason, "bad-txns-premature-spend-of-coinbase");
 /// ```
@@ -1125,16 +1323,32 @@ pub fn check_block_with_spent(
     network: Network,
     threads: usize,
     backend: Backend,
-    batch_schnorr: bool,
+    sig_mode: SigMode,
 ) -> Result<BlockCheckSummary, BlockError> {
-    let params = network.params();
     let t0 = Instant::now();
     let block = Block::from_bytes(raw_block)
         .map_err(|e| BlockError::new(format!("bad-block-decode ({e})"), [0; 32], height))?;
     let parse = t0.elapsed();
+    let mut summary =
+        check_decoded_block_with_spent(&block, spent, height, network, threads, backend, sig_mode)?;
+    summary.parse = parse;
+    Ok(summary)
+}
+
+/// [`check_block_with_spent`] on a block already decoded (`parse` is zero in the summary).
+pub fn check_decoded_block_with_spent(
+    block: &Block,
+    spent: &[Coin],
+    height: u32,
+    network: Network,
+    threads: usize,
+    backend: Backend,
+    sig_mode: SigMode,
+) -> Result<BlockCheckSummary, BlockError> {
+    let params = network.params();
     let t1 = Instant::now();
-    let checked = check_block(&block, height, params, backend)?;
-    contextual_check_block(&block, &checked, height, None, params)?;
+    let checked = check_block(block, height, params, backend)?;
+    contextual_check_block(block, &checked, height, None, params)?;
     let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
     if spent.len() != n_inputs {
         return Err(BlockError::new(
@@ -1163,9 +1377,9 @@ pub fn check_block_with_spent(
         verify_scripts: true,
         threads,
         backend,
-        batch_schnorr,
+        sig_mode,
     };
-    let out = connect_block(&block, &checked, &ctx, &mut ListSource(map)).map_err(|e| match e {
+    let out = connect_block(block, &checked, &ctx, &mut ListSource(map)).map_err(|e| match e {
         ConnectError::Invalid(b) => b,
         ConnectError::Source(never) => match never {},
     })?;
@@ -1178,7 +1392,7 @@ pub fn check_block_with_spent(
         sigops_cost: out.sigops_cost,
         coinbase_value: block.txdata[0].outputs.iter().map(|o| o.value).sum(),
         subsidy: params.block_subsidy(height),
-        parse,
+        parse: Duration::ZERO,
         checks: checks - out.scripts,
         scripts: out.scripts,
     })
@@ -1187,6 +1401,90 @@ pub fn check_block_with_spent(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Scripts in which a failing `CHECKSIG` is part of a valid spend, and one in which a valid
+    /// signature makes the spend fail: every signature mode gives the verdict and the failing
+    /// input of inline verification, on 1 to 3 threads.
+    #[test]
+    fn deferred_modes_agree_where_checksig_may_fail() {
+        const OP_1: u8 = 0x51;
+        const OP_2: u8 = 0x52;
+        const OP_NOT: u8 = 0x91;
+        const OP_CHECKSIG: u8 = 0xac;
+        const OP_CHECKMULTISIG: u8 = 0xae;
+        let key = |i: u8| ([i; 32], PublicKey::from_secret(&[i; 32]).unwrap().serialize_compressed());
+        let (sk_a, pk_a) = key(1);
+        let (sk_b, pk_b) = key(2);
+        let script = |parts: &[&[u8]], ops: &[u8]| {
+            let mut s = Vec::new();
+            for p in parts {
+                push_data(&mut s, p);
+            }
+            s.extend_from_slice(ops);
+            s
+        };
+        let checksig_not = script(&[&pk_a], &[OP_CHECKSIG, OP_NOT]);
+        let checksig = script(&[&pk_a], &[OP_CHECKSIG]);
+        let mut multisig = vec![OP_1];
+        multisig.extend(script(&[&pk_a, &pk_b], &[OP_2, OP_CHECKMULTISIG]));
+        // (spent script, signing key, whether the script sig starts with the multisig dummy)
+        let cases: [(&[u8], [u8; 32], bool); 5] = [
+            (&checksig_not, sk_b, false), // wrong key: CHECKSIG fails, NOT makes it pass
+            (&checksig, sk_a, false),     // plain valid spend
+            (&multisig, sk_b, true),      // 1-of-2 signed by the second key
+            (&checksig_not, sk_a, false), // right key: CHECKSIG passes, NOT fails the spend
+            (&checksig, sk_b, false),     // wrong key: fails
+        ];
+        let build = |which: &[usize]| {
+            let mut tx = Transaction {
+                version: 1,
+                inputs: which
+                    .iter()
+                    .map(|&c| crate::encode::TxIn {
+                        prevout: OutPoint { txid: [7; 32], vout: c as u32 },
+                        script_sig: Vec::new(),
+                        sequence: u32::MAX,
+                        witness: Vec::new(),
+                    })
+                    .collect(),
+                outputs: vec![TxOut { value: 1, script_pubkey: vec![OP_1] }],
+                lock_time: 0,
+            };
+            let spent: Vec<TxOut> =
+                which.iter().map(|&c| TxOut { value: 10, script_pubkey: cases[c].0.to_vec() }).collect();
+            for (n, &c) in which.iter().enumerate() {
+                let (spk, sk, dummy) = cases[c];
+                let msg = crate::sighash::legacy_sighash(&tx, n, spk, 1);
+                let mut sig = ecdsa::sign(&sk, &msg).to_der();
+                sig.push(1);
+                let mut ss = if dummy { vec![0] } else { Vec::new() };
+                push_data(&mut ss, &sig);
+                tx.inputs[n].script_sig = ss;
+            }
+            (tx, spent)
+        };
+        let b = Backend::detect();
+        let flags = ScriptFlags::P2SH;
+        let mut seen = (0, 0);
+        for which in [&[0, 1, 2][..], &[0, 1, 2, 3], &[3, 0, 1], &[0, 4, 2, 3], &[2, 2, 0, 0, 1]] {
+            let (tx, spent) = build(which);
+            let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
+            let txs = [coinbase, tx.clone(), tx];
+            let spent = [Vec::new(), spent.clone(), spent];
+            let want = verify_scripts(&txs, &spent, flags, 1, &BackendVerifier(b));
+            match want {
+                Ok(()) => seen.0 += 1,
+                Err(_) => seen.1 += 1,
+            }
+            for mode in SigMode::ALL {
+                for threads in 1..=3 {
+                    let got = verify_scripts_with(&txs, &spent, flags, threads, b, mode);
+                    assert_eq!(got, want, "{which:?} {mode} threads {threads}");
+                }
+            }
+        }
+        assert_eq!(seen, (2, 3), "the cases are meant to cover valid and invalid blocks");
+    }
 
     #[test]
     fn bip94_timewarp_rule() {

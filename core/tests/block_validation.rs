@@ -12,7 +12,7 @@ use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
 use fullverify::script::{BackendVerifier, ScriptError, ScriptFlags};
 use fullverify::utxo::Coin;
-use fullverify::validation::{self, check_block_with_spent, verify_scripts};
+use fullverify::validation::{self, check_block_with_spent, verify_scripts, SigMode};
 use fullverify::Backend;
 use fullverify_testkit::vector_file;
 
@@ -68,10 +68,11 @@ fn load_real(block: &str, prevouts: &str, kind: PrevoutFormat, network: &str) ->
 }
 
 fn check_real(r: &Real, network: Network, hash: &str, n_inputs: usize) {
-    for threads in [1, 2] {
-        let s =
-            check_block_with_spent(&r.raw, &r.spent, r.height, network, threads, Backend::detect(), false)
-                .unwrap_or_else(|e| panic!("{e}"));
+    for (threads, mode) in
+        [(1, SigMode::Inline), (2, SigMode::Inline), (2, SigMode::for_backend(Backend::detect()))]
+    {
+        let s = check_block_with_spent(&r.raw, &r.spent, r.height, network, threads, Backend::detect(), mode)
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
         assert_eq!(fullverify::encode::display_hex(&s.hash), hash);
         assert_eq!(s.inputs, n_inputs);
         assert_eq!(s.coinbase_value, s.subsidy + s.fees, "coinbase = subsidy + fees");
@@ -99,8 +100,10 @@ fn mainnet_866342_with_spent() {
     // A wrong spent amount breaks the coinbase balance or a signature: never accepted.
     let mut bad = r.spent.clone();
     bad[0].out.value += 1;
-    assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect(), false)
-        .is_err());
+    for mode in SigMode::ALL {
+        assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect(), mode)
+            .is_err());
+    }
 }
 
 #[test]
@@ -143,16 +146,16 @@ fn load_866342() -> Option<Real> {
     )
 }
 
-/// Block 866342 (2,373 taproot inputs) with the BIP340 checks batched and not, on 1 and 2
-/// threads: accepted with the same summary.
+/// Block 866342 (2,373 taproot inputs) in every signature mode, on 1 and 2 threads: accepted
+/// with the same summary.
 #[test]
-fn mainnet_866342_batched_schnorr_same_summary() {
+fn mainnet_866342_every_signature_mode_same_summary() {
     let Some(r) = load_866342() else { return };
     let key = |s: validation::BlockCheckSummary| {
         (s.hash, s.txs, s.inputs, s.fees, s.sigops_cost, s.coinbase_value, s.subsidy)
     };
     for threads in [1, 2] {
-        let run = |batch| {
+        let run = |mode| {
             check_block_with_spent(
                 &r.raw,
                 &r.spent,
@@ -160,11 +163,14 @@ fn mainnet_866342_batched_schnorr_same_summary() {
                 Network::Mainnet,
                 threads,
                 Backend::detect(),
-                batch,
+                mode,
             )
-            .unwrap_or_else(|e| panic!("batch {batch}: {e}"))
+            .unwrap_or_else(|e| panic!("{mode}: {e}"))
         };
-        assert_eq!(key(run(false)), key(run(true)), "threads {threads}");
+        let want = key(run(SigMode::Inline));
+        for mode in SigMode::ALL {
+            assert_eq!(key(run(mode)), want, "{mode} threads {threads}");
+        }
     }
 }
 
@@ -193,7 +199,7 @@ fn taproot_stack(w: &[Vec<u8>]) -> &[Vec<u8>] {
     }
 }
 
-/// Exact and batched script checks of the block agree, for 1 and 3 threads.
+/// Inline script checks and every other signature mode agree, for 1 and 3 threads.
 fn same_verdict(
     block: &Block,
     spent: &[Vec<TxOut>],
@@ -201,19 +207,28 @@ fn same_verdict(
 ) -> Result<(), validation::ScriptFailure> {
     let v = BackendVerifier(Backend::detect());
     let exact = verify_scripts(&block.txdata, spent, flags, 1, &v);
-    for threads in [1, 3] {
-        let batched =
-            validation::verify_scripts_batched(&block.txdata, spent, flags, threads, Backend::detect());
-        assert_eq!(batched, exact, "threads {threads}");
+    for mode in SigMode::ALL {
+        for threads in [1, 3] {
+            let got = validation::verify_scripts_with(
+                &block.txdata,
+                spent,
+                flags,
+                threads,
+                Backend::detect(),
+                mode,
+            );
+            assert_eq!(got, exact, "{mode} threads {threads}");
+        }
     }
     exact
 }
 
 /// Mutated signatures in block 866342 (a taproot key-path signature, a tapscript signature, an
-/// ECDSA signature): batched verification rejects each with the same error at the same input as
-/// exact verification, and with several mutations reports the lowest failing input.
+/// ECDSA signature): every deferred or batched signature mode rejects each with the same error
+/// at the same input as inline verification, and with several mutations reports the lowest
+/// failing input.
 #[test]
-fn batched_schnorr_reports_the_exact_failure() {
+fn deferred_signature_modes_report_the_exact_failure() {
     let Some(r) = load_866342() else { return };
     let (block, spent, flags) = scripts_866342(&r);
     assert_eq!(same_verdict(&block, &spent, flags), Ok(()));
@@ -550,7 +565,7 @@ fn bip30_overwrite_rejected_when_enforced() {
         verify_scripts: true,
         threads: 1,
         backend: Backend::detect(),
-        batch_schnorr: false,
+        sig_mode: validation::SigMode::Inline,
     };
     match validation::connect_block(&block, &checked, &ctx, &mut Everything) {
         Err(validation::ConnectError::Invalid(e)) => {

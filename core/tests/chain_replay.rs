@@ -9,7 +9,7 @@ use common::read_maybe_compressed;
 use fullverify::chain::{self, HeaderEntry, Network};
 use fullverify::chainstate::{Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, BlockHeader, OutPoint, Reader, TxOut};
-use fullverify::validation;
+use fullverify::validation::{self, SigMode};
 use fullverify_testkit::vector_file;
 use num_bigint::BigUint;
 use num_traits::One;
@@ -212,19 +212,20 @@ fn regtest_1_206_replay() {
     assert_eq!(s.muhash, muhash_exact(&elems));
 }
 
-/// The regtest chain and mainnet 0..438 connected with BIP340 checks batched and not, on 1
-/// and 3 threads: identical states and per-block counts.
+/// The regtest chain and mainnet 0..438 connected in every signature mode (inline, BIP340
+/// batched, ECDSA and BIP340 deferred to `verify_many`, both), on 1 and 3 threads: identical
+/// states and per-block counts.
 #[test]
-fn batched_schnorr_replay_reaches_the_same_state() {
+fn every_signature_mode_reaches_the_same_state() {
     let mut chains = 0;
     for (network, raw) in [(Network::Regtest, regtest_blocks()), (Network::Mainnet, mainnet_0_438())] {
         let Some(raw) = raw else { continue };
         chains += 1;
         let mut want = None;
-        for batch_schnorr in [false, true] {
+        for sig_mode in SigMode::ALL {
             for threads in [1, 3] {
                 let mut cs =
-                    Chainstate::open_in_memory(ChainstateOptions { batch_schnorr, ..opts(network, threads) });
+                    Chainstate::open_in_memory(ChainstateOptions { sig_mode, ..opts(network, threads) });
                 let mut counts = Vec::new();
                 for (h, b) in raw.iter().enumerate() {
                     let st = cs.connect_block(b).unwrap_or_else(|e| panic!("height {h}: {e}"));
@@ -234,7 +235,7 @@ fn batched_schnorr_replay_reaches_the_same_state() {
                 assert_eq!(
                     want.get_or_insert_with(|| got.clone()),
                     &got,
-                    "{network:?} batch_schnorr {batch_schnorr} threads {threads}"
+                    "{network:?} {sig_mode} threads {threads}"
                 );
             }
         }

@@ -230,10 +230,10 @@ fn single_blocks_with_spent_outputs() {
     }
 }
 
-/// `--batch-schnorr` is recorded in the packet and changes neither the block's counts nor the
-/// error of a rejected block.
+/// `--sig-checks` and `--batch-schnorr` are recorded in the packet and change neither the
+/// block's counts nor the error of a rejected block.
 #[test]
-fn batch_schnorr_is_recorded_and_gives_the_same_results() {
+fn signature_modes_are_recorded_and_give_the_same_results() {
     let (Some(b), Some(sp)) = (
         vector("blocks_with_prevouts/mainnet_866342.block.zst"),
         vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
@@ -242,11 +242,20 @@ fn batch_schnorr_is_recorded_and_gives_the_same_results() {
     };
     let sc = Scratch::new("batch_schnorr");
     let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
-    let plain = ok_packet(&sc, "plain", &base);
-    let batched = ok_packet(&sc, "batched", &[&base[..], &["--batch-schnorr"]].concat());
-    assert_eq!(plain["params"]["batch_schnorr"], false);
-    assert_eq!(batched["params"]["batch_schnorr"], true);
-    assert_eq!(plain["block"], batched["block"]);
+    let modes: [(&str, &[&str]); 4] = [
+        ("inline", &["--sig-checks", "inline"]),
+        ("batch-schnorr", &["--sig-checks", "inline", "--batch-schnorr"]),
+        ("many", &["--sig-checks", "many"]),
+        ("many+batch-schnorr", &["--sig-checks", "many", "--batch-schnorr"]),
+    ];
+    let mut blocks = Vec::new();
+    for (name, extra) in modes {
+        let p = ok_packet(&sc, name, &[&base[..], extra].concat());
+        assert_eq!(p["params"]["sig_mode"], name);
+        assert_eq!(p["params"]["batch_schnorr"], name.ends_with("batch-schnorr"));
+        blocks.push(p["block"].clone());
+    }
+    assert!(blocks.iter().all(|b| *b == blocks[0]));
     // A changed amount of a taproot input: its signature fails, reported the same either way.
     let json = String::from_utf8(fullverify_experiments::replay::source::read_maybe_compressed(&sp).unwrap())
         .unwrap();
@@ -265,10 +274,9 @@ fn batch_schnorr_is_recorded_and_gives_the_same_results() {
     std::fs::write(&bad, v.to_string()).unwrap();
     let bad_base = ["--source", "block", s(&b), "--spent", s(&bad), "--threads", "2"];
     let mut errors = Vec::new();
-    for (tag, args) in
-        [("bad_plain", bad_base.to_vec()), ("bad_batched", [&bad_base[..], &["--batch-schnorr"]].concat())]
-    {
-        let (out, packet) = replay(&sc, tag, &args);
+    for (tag, extra) in modes {
+        let args = [&bad_base[..], extra].concat();
+        let (out, packet) = replay(&sc, &format!("bad-{tag}"), &args);
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains("(Invalid Schnorr signature)"), "{err}");
@@ -276,7 +284,7 @@ fn batch_schnorr_is_recorded_and_gives_the_same_results() {
         assert_valid_packet(&p);
         errors.push(p["error"].clone());
     }
-    assert_eq!(errors[0], errors[1]);
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
 }
 
 /// Framed records of a file, as `(offset, payload)`.
@@ -502,6 +510,7 @@ fn bad_command_lines_exit_2_with_a_message() {
         (vec!["--height", "5"], "apply only to --source block"),
         (vec!["--source", "block", s(&scratch_file), "--stop-height", "3"], "apply only to chain sources"),
         (vec!["--dbcache", "0"], "--dbcache"),
+        (vec!["--sig-checks", "later"], "expected inline or many"),
     ];
     for (args, needle) in cases {
         let out = Command::new(BIN).args(&args).stdin(Stdio::null()).output().unwrap();

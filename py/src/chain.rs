@@ -9,7 +9,7 @@ use fullverify::chain::{ChainParams, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{display_hex, TxOut};
 use fullverify::utxo::Coin;
-use fullverify::validation::check_block_with_spent;
+use fullverify::validation::{check_block_with_spent, SigMode};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -101,7 +101,7 @@ fn check_block(
     }
     let threads = threads_arg(threads);
     let r = py.detach(|| {
-        check_block_with_spent(block, &coins, height, network, threads, b, false)
+        check_block_with_spent(block, &coins, height, network, threads, b, SigMode::for_backend(b))
             .map(|_| ())
             .map_err(|e| e.reason)
     });

@@ -221,17 +221,56 @@ pub fn read_spent(
     format: Option<SpentFormat>,
     block: &Block,
 ) -> Result<(Vec<SpentOutput>, SpentFormat), String> {
+    finish_spent(path, read_spent_early(path, format)?, block)
+}
+
+/// A spent-output file read before its block is decoded ([`read_spent_early`]).
+pub enum EarlySpent {
+    /// Decoded: the formats that do not need the block.
+    Decoded(Vec<SpentOutput>, SpentFormat),
+    /// The (decompressed) file content of a format decoded against the block.
+    NeedsBlock(Vec<u8>, SpentFormat),
+}
+
+/// Reads (and decompresses) the spent-output file at `path` and decodes it when its format does
+/// not need the block: a caller can do this while it decodes the block, then finish with
+/// [`finish_spent`].
+pub fn read_spent_early(path: &Path, format: Option<SpentFormat>) -> Result<EarlySpent, String> {
     let name = super::source::display_name(path);
     let content = read_maybe_compressed(path).map_err(|e| e.to_string())?;
     let format = format
         .or_else(|| SpentFormat::detect(path, &content))
         .ok_or_else(|| format!("{name}: cannot tell the spent-output format; pass --spent-format"))?;
-    let spent = match format {
+    let decoded = match format {
         SpentFormat::Floresta => floresta(&content),
         SpentFormat::Bcoin => bcoin(&content),
-        SpentFormat::Btcd => btcd(&content, block),
-    }
-    .map_err(|e| format!("{name} ({} format): {e}", format.name()))?;
+        SpentFormat::Btcd => return Ok(EarlySpent::NeedsBlock(content, format)),
+    };
+    decoded
+        .map(|s| EarlySpent::Decoded(s, format))
+        .map_err(|e| format!("{name} ({} format): {e}", format.name()))
+}
+
+/// Completes [`read_spent_early`] with the block: decodes what needs it and checks that there
+/// is one spent output per non-coinbase input.
+pub fn finish_spent(
+    path: &Path,
+    early: EarlySpent,
+    block: &Block,
+) -> Result<(Vec<SpentOutput>, SpentFormat), String> {
+    let name = super::source::display_name(path);
+    let (spent, format) = match early {
+        EarlySpent::Decoded(s, f) => (s, f),
+        EarlySpent::NeedsBlock(content, f) => {
+            let s = match f {
+                SpentFormat::Floresta => floresta(&content),
+                SpentFormat::Bcoin => bcoin(&content),
+                SpentFormat::Btcd => btcd(&content, block),
+            }
+            .map_err(|e| format!("{name} ({} format): {e}", f.name()))?;
+            (s, f)
+        }
+    };
     let inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
     if spent.len() != inputs {
         return Err(format!(

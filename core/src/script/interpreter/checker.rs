@@ -14,6 +14,13 @@ pub trait SigVerifier: Sync {
     /// allowed as libsecp256k1 does), parse `sig` (DER without the hash-type byte) with the lax
     /// parser, normalise S to low-S, verify against `msg32`.
     fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool;
+    /// [`SigVerifier::verify_ecdsa`] for a check inside `CHECKMULTISIG(VERIFY)`, where a
+    /// failing check is routine (each signature is tried against the keys in turn until one
+    /// matches). The default is the same check; a verifier that defers checks answers these at
+    /// once instead.
+    fn verify_ecdsa_multisig(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        self.verify_ecdsa(pubkey, sig, msg32)
+    }
     /// BIP340 verification of a 64-byte signature on a 32-byte message.
     fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool;
     /// BIP341 commitment check: `output == internal + tweak·G` with `output`'s y parity equal to
@@ -66,6 +73,7 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
         pubkey: &[u8],
         script_code: &[u8],
         sigversion: SigVersion,
+        multisig: bool,
     ) -> bool {
         if !pubkey_size_valid(pubkey) || sig.is_empty() {
             return false;
@@ -81,7 +89,11 @@ impl<V: SigVerifier + ?Sized> Checker<'_, V> {
             }
             _ => self.ctx.legacy_sighash(self.n_in, script_code, hash_type),
         };
-        self.verifier.verify_ecdsa(pubkey, der, &msg)
+        if multisig {
+            self.verifier.verify_ecdsa_multisig(pubkey, der, &msg)
+        } else {
+            self.verifier.verify_ecdsa(pubkey, der, &msg)
+        }
     }
 
     pub(super) fn check_schnorr(

@@ -94,7 +94,7 @@ fn eval_checksig<V: SigVerifier + ?Sized>(
             }
             check_signature_encoding(sig, flags)?;
             check_pubkey_encoding(pubkey, flags, sigversion)?;
-            let ok = checker.check_ecdsa(sig, pubkey, &script_code, sigversion);
+            let ok = checker.check_ecdsa(sig, pubkey, &script_code, sigversion, false);
             if !ok && flags.contains(ScriptFlags::NULLFAIL) && !sig.is_empty() {
                 return Err(ScriptError::NullFail);
             }
@@ -208,7 +208,7 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
         // Encoding checks in evaluation order (observable under STRICTENC).
         check_signature_encoding(sig, flags)?;
         check_pubkey_encoding(key, flags, sigversion)?;
-        if checker.check_ecdsa(sig, key, &script_code, sigversion) {
+        if checker.check_ecdsa(sig, key, &script_code, sigversion, true) {
             isig += 1;
             n_sigs -= 1;
         }
