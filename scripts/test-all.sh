@@ -66,6 +66,7 @@ SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 cargo run -q --release -p fullverify-experiments --bin hashbench -- --quick --out "$SCRATCH/results"
 cargo run -q --release -p fullverify-experiments --bin sigbench -- --quick --out "$SCRATCH/results"
+cargo run -q --release -p fullverify-experiments --bin sighashbench -- --quick --out "$SCRATCH/results"
 # The main job as the README's first command runs it (default source), packet into scratch.
 mkdir -p "$SCRATCH/results/replay"
 cargo run -q --release -p fullverify-experiments --bin replay -- --json "$SCRATCH/results/replay/smoke.json"
@@ -73,6 +74,8 @@ cargo run -q --release -p fullverify-experiments --bin replay -- --json "$SCRATC
 step "python: build the extension, pytest, mypy"
 (cd py && maturin develop --release -q)
 python experiments/python/pybench.py --quick --out "$SCRATCH/results"
+# Callgrind counts of the portable kernels (installs valgrind if missing) and the phase split.
+python experiments/python/profile.py --quick --no-build --out "$SCRATCH/results"
 FULLVERIFY_SCRATCH_RESULTS="$SCRATCH/results" python -m pytest py/tests -q -p no:cacheprovider
 # Strict typing of every test of the native module against the stubs (the oracle is untyped).
 python -m mypy --config-file py/pyproject.toml $(ls py/tests/test_*.py | grep -v '/test_oracle_')

@@ -23,8 +23,10 @@
 //! Each mode writes `results/sigbench/<run-id>.json` (or under `--out DIR`).
 //!
 //! Usage: `sigbench [--quick | --batch-quick] [--seed S] [--sigs N] [--rounds R] [--out DIR]
-//! [--only ARM --kind ecdsa|schnorr]` (`--only` runs one verification arm in a loop without
-//! writing results, for profilers such as callgrind).
+//! [--only ARM --kind ecdsa|schnorr]` (`--only` runs one verification arm `--rounds` times over
+//! the set without writing results, for profilers such as callgrind; it first prints one line
+//! `cpu bmi2_adx=<0|1> sha_ni=<0|1> avx512ifma=<0|1> available=<backends>` and exits 3 when the
+//! arm does not exist here, e.g. `fullverify-asm` on a CPU without ADX).
 
 use fullverify::secp256k1::msm::{MsmAlgorithm, MsmStats};
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
@@ -667,8 +669,21 @@ fn main() {
 
     if let Some(only) = opt("--only") {
         let kind = opt("--kind").unwrap_or_else(|| "ecdsa".into());
+        // The CPU as this process sees it (under valgrind: as valgrind's CPUID reports it).
+        let cpu = fullverify::backend::Cpu::get();
+        println!(
+            "cpu bmi2_adx={} sha_ni={} avx512ifma={} available={}",
+            u8::from(cpu.bmi2_adx),
+            u8::from(cpu.sha_ni),
+            u8::from(cpu.avx512ifma),
+            available.join(",")
+        );
         let arms = arms(&set, &kind);
-        let (_, f) = arms.iter().find(|(n, _)| *n == only).unwrap_or_else(|| panic!("no arm {only}"));
+        let Some((_, f)) = arms.iter().find(|(n, _)| *n == only) else {
+            let names: Vec<&str> = arms.iter().map(|(n, _)| n.as_str()).collect();
+            eprintln!("sigbench: no arm {only} here; arms: {}", names.join(", "));
+            std::process::exit(3);
+        };
         let mut total = 0;
         for _ in 0..rounds {
             total += f();
