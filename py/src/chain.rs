@@ -249,6 +249,7 @@ fn run_replay(
     opts.threads = threads;
     opts.dbcache_bytes = dbcache_mb << 20;
     opts.backend = backend;
+    opts.sig_mode = SigMode::for_backend(backend);
     let mut cs = match datadir {
         Some(d) => Chainstate::open(d, opts).map_err(|e| format!("{}: {e}", d.display()))?,
         None => Chainstate::open_in_memory(opts),
