@@ -28,7 +28,8 @@ Statistics per arm: medians of wall, user CPU, system CPU, mean cores used
 median(control wall) / median(candidate wall) (> 1: the candidate is faster) with a seeded
 95 % percentile-bootstrap interval that resamples *pairs* (stats.py).
 
-Writes <out>/abrun/<run-id>.json (schema: results/schema/abrun.schema.json).
+Writes <out>/abrun/<run-id>.json (schema: results/schema/abrun.schema.json) and prints its path
+on stdout (progress goes to stderr).
 """
 
 from __future__ import annotations
@@ -372,8 +373,8 @@ exit codes: 0 done; 1 the arms reached different final states (packet written, m
     print(f"abrun {a.name}: {summaries['control']['label']} {cm['wall_s']:.3f} s, "
           f"{summaries['candidate']['label']} {bm['wall_s']:.3f} s (medians of {a.pairs}); "
           f"speed-up {speedup['ratio']:.3f} [{lo:.3f}, {hi:.3f}]; final state "
-          f"{'equal' if same else 'DIFFERS'}; {len(disturbed)} disturbed run(s)\npacket: {display_path(path)}",
-          file=sys.stderr)
+          f"{'equal' if same else 'DIFFERS'}; {len(disturbed)} disturbed run(s)", file=sys.stderr)
+    print(display_path(path) if a.out is None else path)
     return 0 if same else EXIT_STATE_DIFFERS
 
 
