@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 0xAB5EED
@@ -72,7 +72,7 @@ def ratio_ci(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """median(control) / median(candidate) with its paired percentile-bootstrap CI.
 
     For wall times this ratio is the candidate's speed-up (> 1: the candidate is faster)."""
