@@ -31,6 +31,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The global allocator this binary was built with (`--features mimalloc`), for the packet.
+const ALLOCATOR: &str = if cfg!(feature = "mimalloc") { "mimalloc" } else { "system" };
+
 const EXIT_INVALID: u8 = 1;
 const EXIT_IO: u8 = 3;
 
@@ -288,6 +295,7 @@ fn new_packet(cli: &Cli, backend: Backend, threads: usize, kind: &str) -> Packet
             "rustflags": env!("FULLVERIFY_RUSTFLAGS"),
         }),
     );
+    p.set("allocator", ALLOCATOR);
     p.set(
         "assumevalid",
         json!({ "enabled": cli.assumevalid.0.is_some(), "hash": cli.assumevalid.0.map(|h| display_hex(&h)) }),

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Rebuilds the replay binary twice (system allocator, --features mimalloc) into
+# target/abrun-bin/, runs the committed A/B campaigns into results/abrun/ and writes the
+# baselines into results/baselines/:
+#   alloc-corpus    system vs mimalloc, default chaingen corpus, --threads 2
+#   alloc-866342    system vs mimalloc, mainnet block 866342 with its spent outputs, --threads 2
+#   threads-866342  --threads 1 vs --threads 2, block 866342, canonical allocator
+#   threads-corpus  --threads 1 vs --threads 2, default corpus, canonical allocator
+# Run it on a quiet machine; extra arguments go to every abrun (e.g. --strict, --wait-quiet 60).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
+[ -x "$PY" ] || PY=python3
+# The canonical posture (see the alloc-* campaigns): the allocator of the baselines and the
+# thread-scaling campaigns.
+CANONICAL_ALLOC=${CANONICAL_ALLOC:-system}
+CORPUS_PAIRS=${CORPUS_PAIRS:-5}
+BLOCK_PAIRS=${BLOCK_PAIRS:-9}
+
+BIN=target/abrun-bin
+mkdir -p "$BIN"
+OUTDIR=${CARGO_TARGET_DIR:-target}/release
+cargo build -q --release -p fullverify-experiments --bin replay
+cp "$OUTDIR/replay" "$BIN/replay-system"
+cargo build -q --release -p fullverify-experiments --bin replay --features mimalloc
+cp "$OUTDIR/replay" "$BIN/replay-mimalloc"
+# Leave the default build in place for whoever runs `cargo run --bin replay` next.
+cargo build -q --release -p fullverify-experiments --bin replay
+
+VEC=$(realpath --relative-to=. "${FULLVERIFY_VECTORS:-../shared/vectors}")
+BLOCK="--source block $VEC/blocks_with_prevouts/mainnet_866342.block.zst --spent $VEC/blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"
+[ -f "$VEC/blocks_with_prevouts/mainnet_866342.block.zst" ] || { echo "no block 866342 under $VEC" >&2; exit 1; }
+CANON="$BIN/replay-$CANONICAL_ALLOC"
+
+ab() { "$PY" experiments/python/abrun.py "$@" "${EXTRA[@]}"; }
+EXTRA=("$@")
+
+ALLOC_CORPUS=$(ab --name alloc-corpus --pairs "$CORPUS_PAIRS" \
+  --control "system::$BIN/replay-system::--threads 2" \
+  --candidate "mimalloc::$BIN/replay-mimalloc::--threads 2" \
+  --note "allocator calibration, default corpus; canonical allocator: $CANONICAL_ALLOC")
+ALLOC_BLOCK=$(ab --name alloc-866342 --pairs "$BLOCK_PAIRS" \
+  --control "system::$BIN/replay-system::--threads 2 $BLOCK" \
+  --candidate "mimalloc::$BIN/replay-mimalloc::--threads 2 $BLOCK" \
+  --note "allocator calibration, block 866342; canonical allocator: $CANONICAL_ALLOC")
+ab --name threads-866342 --pairs "$BLOCK_PAIRS" \
+  --control "1 thread::$CANON::--threads 1 $BLOCK" \
+  --candidate "2 threads::$CANON::--threads 2 $BLOCK" \
+  --note "thread scaling, block 866342, $CANONICAL_ALLOC allocator"
+ab --name threads-corpus --pairs "$CORPUS_PAIRS" \
+  --control "1 thread::$CANON::--threads 1" \
+  --candidate "2 threads::$CANON::--threads 2" \
+  --note "thread scaling, default corpus, $CANONICAL_ALLOC allocator"
+
+ARM=control; [ "$CANONICAL_ALLOC" = mimalloc ] && ARM=candidate
+POSTURE="replay with the $CANONICAL_ALLOC allocator, --threads 2, the backend Backend::detect() picks, every signature checked"
+"$PY" experiments/python/baseline.py --name replay-default --abrun "$ALLOC_CORPUS" --arm "$ARM" --posture "$POSTURE"
+"$PY" experiments/python/baseline.py --name replay-866342 --abrun "$ALLOC_BLOCK" --arm "$ARM" --posture "$POSTURE"
