@@ -712,30 +712,52 @@ impl std::str::FromStr for SigMode {
 struct Deferred {
     ecdsa: Vec<(PublicKey, [u8; 32], ecdsa::Signature)>,
     ecdsa_owner: Vec<u32>,
+    /// For a `CHECKMULTISIG` check, its key in the [`Memo`]: the key, signature and message
+    /// bytes.
+    ecdsa_memo: Vec<Option<Box<[u8]>>>,
     schnorr: Vec<(XOnlyPublicKey, [u8; 32], [u8; 64])>,
     schnorr_owner: Vec<u32>,
+}
+
+/// Exact answers of `CHECKMULTISIG` checks verified in an earlier round, by the bytes of the
+/// key, the DER signature and the message (the whole bytes: no hash stands in for them).
+type Memo = HashMap<Box<[u8]>, bool>;
+
+/// The memo key of an ECDSA check.
+fn memo_key(pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> Box<[u8]> {
+    let mut k = Vec::with_capacity(2 + pubkey.len() + sig.len() + 32);
+    k.push(pubkey.len() as u8);
+    k.extend_from_slice(pubkey);
+    k.push(sig.len() as u8);
+    k.extend_from_slice(sig);
+    k.extend_from_slice(msg32);
+    k.into_boxed_slice()
 }
 
 /// A [`SigVerifier`] that answers `true` to the checks it may defer, records them, and does the
 /// others at once; one per worker of [`verify_scripts_with`].
 ///
-/// Deferred: BIP340 checks, and ECDSA checks outside `CHECKMULTISIG` when `ecdsa` is set.
-/// Done at once: keys or signatures that do not parse (answered `false`, as exact verification
-/// would), `CHECKMULTISIG`'s ECDSA checks (failures are routine there), the BIP341 tweak check.
+/// Deferred: BIP340 checks, and ECDSA checks when `ecdsa` is set. `CHECKMULTISIG` tries each
+/// signature against the keys in turn, so failures are routine there: its checks are answered
+/// from `memo` when an earlier round verified them, and deferred otherwise. Done at once: keys
+/// or signatures that do not parse (answered `false`, as exact verification would), the BIP341
+/// tweak check.
 ///
 /// Why this is sound: the interpreter is a deterministic function of the input and of the
 /// answers its verifier gives. If every recorded check turns out valid, each deferred answer
-/// was the exact one, so the run was the exact run and its result is exact. An input with any
-/// invalid recorded check, or whose script failed, is verified again without deferring. No
-/// property of the scripts themselves is assumed.
-struct DeferringVerifier {
+/// was the exact one (and the memo holds exact answers), so the run was the exact run and its
+/// result is exact. An input with any invalid recorded check, or whose script failed, is run
+/// again: with the memo (a second round) or exactly. No property of the scripts themselves is
+/// assumed.
+struct DeferringVerifier<'m> {
     backend: Backend,
     ecdsa: bool,
+    memo: &'m Memo,
     /// Only the owning worker touches it; the lock is never contended.
     items: std::sync::Mutex<Deferred>,
 }
 
-impl DeferringVerifier {
+impl DeferringVerifier<'_> {
     fn mark(&self) -> (usize, usize) {
         let d = self.items.lock().expect("no panics while held");
         (d.ecdsa.len(), d.schnorr.len())
@@ -744,34 +766,48 @@ impl DeferringVerifier {
     /// The checks recorded since `mark` belong to the input at position `owner`.
     fn own(&self, mark: (usize, usize), owner: u32) {
         let d = &mut *self.items.lock().expect("no panics while held");
+        debug_assert!(d.ecdsa_owner.len() == mark.0 && d.schnorr_owner.len() == mark.1);
         d.ecdsa_owner.resize(d.ecdsa.len(), owner);
         d.schnorr_owner.resize(d.schnorr.len(), owner);
-        debug_assert!(d.ecdsa_owner.len() >= mark.0 && d.schnorr_owner.len() >= mark.1);
     }
 
-    /// Forgets the checks recorded since `mark` (their input is verified again anyway).
+    /// Forgets the checks recorded since `mark` (their input is run again anyway).
     fn drop_since(&self, mark: (usize, usize)) {
         let d = &mut *self.items.lock().expect("no panics while held");
         d.ecdsa.truncate(mark.0);
+        d.ecdsa_memo.truncate(mark.0);
         d.schnorr.truncate(mark.1);
     }
-}
 
-impl SigVerifier for DeferringVerifier {
-    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
-        if !self.ecdsa {
-            return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
-        }
+    fn defer_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32], memo: Option<Box<[u8]>>) -> bool {
         // Parsing exactly as `BackendVerifier::verify_ecdsa` does.
         let Ok(pk) = PublicKey::parse_with(self.backend, pubkey) else { return false };
         let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
         s.normalize_s();
-        self.items.lock().expect("no panics while held").ecdsa.push((pk, *msg32, s));
+        let d = &mut *self.items.lock().expect("no panics while held");
+        d.ecdsa.push((pk, *msg32, s));
+        d.ecdsa_memo.push(memo);
         true
+    }
+}
+
+impl SigVerifier for DeferringVerifier<'_> {
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        if !self.ecdsa {
+            return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
+        }
+        self.defer_ecdsa(pubkey, sig, msg32, None)
     }
 
     fn verify_ecdsa_multisig(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
-        BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32)
+        if !self.ecdsa {
+            return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
+        }
+        let key = memo_key(pubkey, sig, msg32);
+        if let Some(&known) = self.memo.get(&key) {
+            return known;
+        }
+        self.defer_ecdsa(pubkey, sig, msg32, Some(key))
     }
 
     fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
@@ -797,21 +833,30 @@ pub const MAX_SCHNORR_BATCH: usize = 4096;
 /// Signatures per step of a `verify_many` worker (a multiple of the eight lanes).
 const MANY_CHUNK: usize = 128;
 
+/// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
+/// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
+/// multisig whose signatures are not paired with the first keys tried; bounding the rounds
+/// bounds how often one input's script can run (three times at most).
+const DEFERRED_ROUNDS: usize = 2;
+
 /// [`verify_scripts`] with [`BackendVerifier`]`(backend)` and the signature checks done as
 /// `mode` says. The result, the failure reported included, is always that of
 /// [`verify_scripts`] (up to the batch's failure probability of about 2^−128 per batch for
 /// accepting an invalid BIP340 signature in the batched modes).
 ///
-/// Apart from [`SigMode::Inline`], this runs in three steps, each on `threads` workers:
+/// Apart from [`SigMode::Inline`], this runs in rounds, each step on `threads` workers:
 /// 1. every input's script runs with the deferrable checks answered `true` and recorded (see
 ///    the soundness note on `DeferringVerifier`: a run whose recorded checks are all valid is
 ///    the exact run);
 /// 2. the recorded checks are verified: ECDSA with [`ecdsa::verify_many`], BIP340 with
 ///    [`schnorr::verify_many`] or in batches of at most [`MAX_SCHNORR_BATCH`] (a batch that
-///    fails is verified item by item to find its inputs);
-/// 3. the inputs whose script failed in step 1 or that recorded an invalid check are verified
-///    again exactly, in block order; the first that fails is the failure reported. Every other
-///    input is valid, so this is the lowest failing input, as [`verify_scripts`] reports.
+///    fails is verified item by item to find its inputs); the answers of `CHECKMULTISIG`
+///    checks go into a memo;
+/// 3. an input whose script failed, or that recorded an invalid check, stays in doubt. Those
+///    that recorded an invalid `CHECKMULTISIG` check run again from step 1 with the memo (one
+///    more round); the rest, and any still in doubt after that, are verified exactly in block
+///    order, and the first that fails is the failure reported. Every input not in doubt is
+///    valid, so this is the lowest failing input, as [`verify_scripts`] reports.
 ///
 /// ```
 /// use fullverify::encode::Transaction;
@@ -842,96 +887,158 @@ pub fn verify_scripts_with(
     }
     let (ctxs, flat) = flat_inputs(txs, spent);
     let threads = threads.max(1);
-    // Step 1: run every script with the deferrable checks recorded.
+    let mut memo = Memo::new();
+    let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
+    let mut doubt: Vec<u32> = Vec::new();
+    for round in 0..DEFERRED_ROUNDS {
+        if pending.is_empty() {
+            break;
+        }
+        let (all, failed) = deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo);
+        let bad = verify_recorded(&all, &mut memo, threads, backend, mode);
+        doubt.extend(failed);
+        pending.clear();
+        for (owner, multisig) in bad {
+            if multisig && round + 1 < DEFERRED_ROUNDS {
+                pending.push(owner);
+            } else {
+                doubt.push(owner);
+            }
+        }
+        pending.sort_unstable();
+        pending.dedup();
+        // An input is re-run in the next round or verified exactly, not both.
+        doubt.retain(|p| pending.binary_search(p).is_err());
+    }
+    doubt.extend(pending);
+    if doubt.is_empty() {
+        return Ok(());
+    }
+    doubt.sort_unstable();
+    doubt.dedup();
+    let suspects: Vec<(u32, u32)> = doubt.iter().map(|&p| flat[p as usize]).collect();
+    run_flat(&ctxs, &suspects, flags, threads, &exact)
+}
+
+/// Step 1 of [`verify_scripts_with`] over the inputs at `positions` of `flat`: the checks
+/// recorded, and the positions whose script failed.
+#[allow(clippy::too_many_arguments)]
+fn deferred_round(
+    ctxs: &[Option<TxContext<'_>>],
+    flat: &[(u32, u32)],
+    positions: &[u32],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+    memo: &Memo,
+) -> (Deferred, Vec<u32>) {
     let cursor = AtomicUsize::new(0);
     let work = || {
-        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), items: Default::default() };
-        let mut retry: Vec<u32> = Vec::new();
+        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), memo, items: Default::default() };
+        let mut failed: Vec<u32> = Vec::new();
         loop {
             let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
-            if start >= flat.len() {
+            if start >= positions.len() {
                 break;
             }
-            for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
+            for &pos in &positions[start..(start + CHUNK).min(positions.len())] {
+                let (t, i) = flat[pos as usize];
                 let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
                 let mark = v.mark();
-                let pos = (start + k) as u32;
                 if verify_input(ctx, i as usize, flags, &v).is_ok() {
                     v.own(mark, pos);
                 } else {
                     v.drop_since(mark);
-                    retry.push(pos);
+                    failed.push(pos);
                 }
             }
         }
-        (v.items.into_inner().expect("no panics while held"), retry)
+        (v.items.into_inner().expect("no panics while held"), failed)
     };
     let mut all = Deferred::default();
-    let mut retry: Vec<u32> = Vec::new();
-    for (d, r) in on_workers(threads.min(flat.len().div_ceil(CHUNK).max(1)), work) {
+    let mut failed: Vec<u32> = Vec::new();
+    for (d, f) in on_workers(threads.min(positions.len().div_ceil(CHUNK).max(1)), work) {
         all.ecdsa.extend(d.ecdsa);
         all.ecdsa_owner.extend(d.ecdsa_owner);
+        all.ecdsa_memo.extend(d.ecdsa_memo);
         all.schnorr.extend(d.schnorr);
         all.schnorr_owner.extend(d.schnorr_owner);
-        retry.extend(r);
+        failed.extend(f);
     }
-    // Step 2: verify what was recorded.
-    retry.extend(failing_owners(&all.ecdsa, &all.ecdsa_owner, threads, MANY_CHUNK, |items| {
+    (all, failed)
+}
+
+/// Step 2 of [`verify_scripts_with`]: verifies the recorded checks, adds the answers of
+/// `CHECKMULTISIG` checks to `memo`, and returns the owners of invalid checks, each with
+/// whether the invalid check was a `CHECKMULTISIG` one (only then can the memo change the next
+/// run of that input).
+fn verify_recorded(
+    all: &Deferred,
+    memo: &mut Memo,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+) -> Vec<(u32, bool)> {
+    let mut bad: Vec<(u32, bool)> = Vec::new();
+    let ok = verify_chunked(&all.ecdsa, threads, MANY_CHUNK, |items| {
         let refs: Vec<ecdsa::VerifyItem<'_>> = items.iter().map(|(pk, m, s)| (pk, m, s)).collect();
         ecdsa::verify_many(backend, &refs)
-    }));
+    });
+    for (k, valid) in ok.into_iter().enumerate() {
+        if let Some(key) = &all.ecdsa_memo[k] {
+            memo.insert(key.clone(), valid);
+        }
+        if !valid {
+            bad.push((all.ecdsa_owner[k], all.ecdsa_memo[k].is_some()));
+        }
+    }
     let schnorr_chunk = if mode.batches_schnorr() {
         all.schnorr.len().div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH)
     } else {
         MANY_CHUNK
     };
-    retry.extend(failing_owners(&all.schnorr, &all.schnorr_owner, threads, schnorr_chunk, |items| {
+    let ok = verify_chunked(&all.schnorr, threads, schnorr_chunk, |items| {
         let refs: Vec<schnorr::VerifyItem<'_>> = items.iter().map(|(pk, m, s)| (pk, &m[..], s)).collect();
-        if mode.batches_schnorr() {
-            let batch: Vec<schnorr::BatchItem<'_>> = refs.clone();
-            if schnorr::verify_batch_with(backend, &batch) {
-                return vec![true; items.len()];
-            }
+        if mode.batches_schnorr() && schnorr::verify_batch_with(backend, &refs) {
+            return vec![true; items.len()];
         }
         schnorr::verify_many(backend, &refs)
-    }));
-    if retry.is_empty() {
-        return Ok(());
-    }
-    // Step 3: the suspects again, exactly, in block order.
-    retry.sort_unstable();
-    retry.dedup();
-    let suspects: Vec<(u32, u32)> = retry.iter().map(|&p| flat[p as usize]).collect();
-    run_flat(&ctxs, &suspects, flags, threads, &exact)
+    });
+    bad.extend(
+        ok.into_iter().enumerate().filter(|(_, valid)| !valid).map(|(k, _)| (all.schnorr_owner[k], false)),
+    );
+    bad
 }
 
-/// The owners of the items that `check` finds invalid; `check` answers one bool per item of a
-/// chunk of at most `chunk` items, and `threads` workers claim chunks.
-fn failing_owners<T: Sync>(
+/// `check` over `items` in chunks of at most `chunk`, claimed by `threads` workers: one answer
+/// per item, in order.
+fn verify_chunked<T: Sync>(
     items: &[T],
-    owners: &[u32],
     threads: usize,
     chunk: usize,
     check: impl Fn(&[T]) -> Vec<bool> + Sync,
-) -> Vec<u32> {
-    debug_assert_eq!(items.len(), owners.len());
+) -> Vec<bool> {
     if items.is_empty() {
         return Vec::new();
     }
     let cursor = AtomicUsize::new(0);
     let work = || {
-        let mut bad = Vec::new();
+        let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
         loop {
             let start = cursor.fetch_add(chunk, Ordering::Relaxed);
             if start >= items.len() {
-                return bad;
+                return done;
             }
             let end = (start + chunk).min(items.len());
-            let ok = check(&items[start..end]);
-            bad.extend((start..end).filter(|&k| !ok[k - start]).map(|k| owners[k]));
+            done.push((start, check(&items[start..end])));
         }
     };
-    on_workers(threads.min(items.len().div_ceil(chunk)), work).into_iter().flatten().collect()
+    let mut out = vec![false; items.len()];
+    for (start, ok) in on_workers(threads.min(items.len().div_ceil(chunk)), work).into_iter().flatten() {
+        out[start..start + ok.len()].copy_from_slice(&ok);
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1428,12 +1535,13 @@ mod tests {
         let mut multisig = vec![OP_1];
         multisig.extend(script(&[&pk_a, &pk_b], &[OP_2, OP_CHECKMULTISIG]));
         // (spent script, signing key, whether the script sig starts with the multisig dummy)
-        let cases: [(&[u8], [u8; 32], bool); 5] = [
+        let cases: [(&[u8], [u8; 32], bool); 6] = [
             (&checksig_not, sk_b, false), // wrong key: CHECKSIG fails, NOT makes it pass
             (&checksig, sk_a, false),     // plain valid spend
             (&multisig, sk_b, true),      // 1-of-2 signed by the second key
             (&checksig_not, sk_a, false), // right key: CHECKSIG passes, NOT fails the spend
             (&checksig, sk_b, false),     // wrong key: fails
+            (&multisig, [3; 32], true),   // 1-of-2 signed by neither key: fails
         ];
         let build = |which: &[usize]| {
             let mut tx = Transaction {
@@ -1466,7 +1574,7 @@ mod tests {
         let b = Backend::detect();
         let flags = ScriptFlags::P2SH;
         let mut seen = (0, 0);
-        for which in [&[0, 1, 2][..], &[0, 1, 2, 3], &[3, 0, 1], &[0, 4, 2, 3], &[2, 2, 0, 0, 1]] {
+        for which in [&[0, 1, 2][..], &[0, 1, 2, 3], &[3, 0, 1], &[0, 4, 2, 3], &[2, 2, 0, 0, 1], &[2, 5, 2], &[5]] {
             let (tx, spent) = build(which);
             let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
             let txs = [coinbase, tx.clone(), tx];
@@ -1483,7 +1591,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(seen, (2, 3), "the cases are meant to cover valid and invalid blocks");
+        assert_eq!(seen, (2, 5), "the cases are meant to cover valid and invalid blocks");
     }
 
     #[test]
