@@ -1574,7 +1574,9 @@ mod tests {
         let b = Backend::detect();
         let flags = ScriptFlags::P2SH;
         let mut seen = (0, 0);
-        for which in [&[0, 1, 2][..], &[0, 1, 2, 3], &[3, 0, 1], &[0, 4, 2, 3], &[2, 2, 0, 0, 1], &[2, 5, 2], &[5]] {
+        for which in
+            [&[0, 1, 2][..], &[0, 1, 2, 3], &[3, 0, 1], &[0, 4, 2, 3], &[2, 2, 0, 0, 1], &[2, 5, 2], &[5]]
+        {
             let (tx, spent) = build(which);
             let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
             let txs = [coinbase, tx.clone(), tx];

@@ -129,19 +129,38 @@ pub fn decompress_script(kind: u64, r: &mut Reader<'_>) -> Result<Vec<u8>, Strin
     })
 }
 
+/// One entry of the Floresta-style JSON list, decoded straight into typed fields (the hex
+/// borrowed from the input where it has no escapes).
+#[derive(serde::Deserialize)]
+struct FlorestaEntry<'a> {
+    #[serde(borrow)]
+    txout: FlorestaTxOut<'a>,
+    creation_height: Option<u64>,
+    is_coinbase: Option<bool>,
+}
+
+#[derive(serde::Deserialize)]
+struct FlorestaTxOut<'a> {
+    value: i64,
+    #[serde(borrow)]
+    script_pubkey: std::borrow::Cow<'a, str>,
+}
+
 fn floresta(content: &[u8]) -> Result<Vec<SpentOutput>, String> {
-    let v: serde_json::Value = serde_json::from_slice(content).map_err(|e| format!("JSON: {e}"))?;
-    let arr = v.as_array().ok_or("expected a JSON array")?;
-    arr.iter()
+    let entries: Vec<FlorestaEntry<'_>> =
+        serde_json::from_slice(content).map_err(|e| format!("JSON: {e}"))?;
+    entries
+        .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            let bad = |what: &str| format!("entry {i}: {what}");
-            let value = e["txout"]["value"].as_i64().ok_or_else(|| bad("txout.value"))?;
-            let spk = e["txout"]["script_pubkey"].as_str().ok_or_else(|| bad("txout.script_pubkey"))?;
-            let script_pubkey = hex::decode(spk).map_err(|x| bad(&format!("script_pubkey hex: {x}")))?;
-            let height = e.get("creation_height").and_then(|h| h.as_u64()).map(|h| h as u32);
-            let coinbase = e.get("is_coinbase").and_then(|c| c.as_bool());
-            Ok(SpentOutput { txout: TxOut { value, script_pubkey }, height, coinbase })
+            let script_pubkey = hex::decode(e.txout.script_pubkey.as_bytes())
+                .map_err(|x| format!("entry {i}: script_pubkey hex: {x}"))?;
+            let height = e.creation_height.map(|h| h as u32);
+            Ok(SpentOutput {
+                txout: TxOut { value: e.txout.value, script_pubkey },
+                height,
+                coinbase: e.is_coinbase,
+            })
         })
         .collect()
 }
