@@ -442,14 +442,35 @@ pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]
     let mut active = 0u8;
     let dummy = Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE };
     let mut inp = [dummy; 8];
+    // The lanes' s⁻¹ by one inversion (Montgomery's trick): prefix[k] is the product of the
+    // first k active s values.
+    let mut prefix = [Scalar::ONE; 9];
+    let mut n = 0;
+    for (pk, _, sig) in items.iter() {
+        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
+            continue;
+        }
+        prefix[n + 1] = prefix[n].mul(&sig.s);
+        n += 1;
+    }
+    let mut inv = prefix[n].inv_vartime();
+    let mut sinvs = [Scalar::ZERO; 8];
+    let mut k = n;
+    for (i, (pk, _, sig)) in items.iter().enumerate().rev() {
+        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
+            continue;
+        }
+        k -= 1;
+        sinvs[i] = inv.mul(&prefix[k]);
+        inv = inv.mul(&sig.s);
+    }
     for (i, (pk, msg32, sig)) in items.iter().enumerate() {
-        let (r, s) = (sig.r, sig.s);
-        if r.is_zero() || s.is_zero() || pk.0.infinity {
+        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
             continue;
         }
         let z = Scalar::from_bytes_reduce(msg32).0;
-        let sinv = s.inv_vartime();
-        inp[i] = Ecmult8Input { a: pk.0.normalize(), na: r.mul(&sinv), ng: z.mul(&sinv) };
+        let sinv = sinvs[i];
+        inp[i] = Ecmult8Input { a: pk.0.normalize(), na: sig.r.mul(&sinv), ng: z.mul(&sinv) };
         active |= 1 << i;
     }
     let out = ecmult8::<L>(&inp);
@@ -540,6 +561,60 @@ pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[Schno
         out.push(super::schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig));
     }
     out
+}
+
+/// Eight curve points from their x coordinates (canonical, below p) and the wanted parity of
+/// y: the square roots of x³ + 7 on all lanes at once; `None` where x³ + 7 is not a square.
+/// Identical to `Ge::from_x` on each lane.
+#[inline(always)]
+pub(crate) fn from_x8<L: Lanes>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<Fe5x52>>; 8] {
+    let c: [Fe5x52; 8] =
+        core::array::from_fn(|i| xs[i].sqr().mul(&xs[i]).add(&Fe5x52::from_u64x4([7, 0, 0, 0])).normalize());
+    let r = Fe5x52x8::<L>::from_lanes(&c).pow_p1_4().to_lanes();
+    core::array::from_fn(|i| {
+        if !r[i].sqr().eq_var(&c[i]) {
+            return None;
+        }
+        let y = r[i].normalize();
+        let y = if y.is_odd() != odd[i] { y.negate(1).normalize() } else { y };
+        Some(Ge { x: xs[i].normalize(), y, infinity: false })
+    })
+}
+
+/// [`from_x8`] over every item: groups of eight on the lanes, the 0…7 left over one by one.
+#[inline(always)]
+pub(crate) fn from_x_many_lanes<L: Lanes>(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut chunks = items.chunks_exact(8);
+    for c in &mut chunks {
+        let xs = core::array::from_fn(|i| c[i].0);
+        let odd = core::array::from_fn(|i| c[i].1);
+        out.extend_from_slice(&from_x8::<L>(&xs, odd));
+    }
+    out.extend(chunks.remainder().iter().map(|(x, odd)| Ge::from_x(x, *odd)));
+    out
+}
+
+/// [`from_x_many_lanes`] on AVX-512 registers.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn from_x_many_ifma(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    from_x_many_lanes::<crate::backend::ifma::lanes::Ifma>(items)
+}
+
+/// Points from (x, parity of y) for many items: eight lanes at a time on an Ifma token, one by
+/// one with the token's field otherwise. Each answer equals `Ge::from_x` on its item.
+pub(crate) fn from_x_many(backend: Backend, items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
+        // avx512vl.
+        crate::backend::BackendKind::Ifma => unsafe { from_x_many_ifma(items) },
+        _ => items.iter().map(|(x, odd)| super::decompress_x(backend, x, *odd)).collect(),
+    }
 }
 
 /// [`ecdsa_verify_many_lanes`] on AVX-512 registers, compiled with the features enabled so
@@ -888,5 +963,75 @@ mod tests {
             assert!(lane_result(&out, &lanes, i).is_none(), "lane {i}");
         }
         assert_eq!(ecdsa_verify8::<Emulated, Fe5x52>(&items), [false; 8]);
+    }
+
+    /// x coordinates for the square-root tests: random ones (about half on the curve),
+    /// structured ones (0, 1, 7, p − 1, 2^k, limb-saturated), the generator's, each with both
+    /// parities.
+    fn x_cases(rng: &mut SplitMix64, n: usize) -> Vec<(Fe5x52, bool)> {
+        let mut raw: Vec<[u8; 32]> = vec![[0; 32], [0xff; 32], Ge::<Fe5x52>::generator().x.to_be_bytes()];
+        let mut one = [0u8; 32];
+        one[31] = 1;
+        raw.push(one);
+        one[31] = 7;
+        raw.push(one);
+        let mut pm1 = [0xffu8; 32];
+        pm1[27] = 0xfe;
+        pm1[28..].copy_from_slice(&[0xff, 0xff, 0xfc, 0x2e]);
+        raw.push(pm1);
+        for k in [0usize, 51, 52, 103, 104, 200, 255] {
+            let mut b = [0u8; 32];
+            b[31 - k / 8] = 1 << (k % 8);
+            raw.push(b);
+        }
+        let mut sat = [0u8; 32];
+        sat[25..].copy_from_slice(&[0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        raw.push(sat);
+        while raw.len() < n {
+            raw.push(rng.bytes32());
+        }
+        let mut out = Vec::new();
+        for (j, b) in raw.iter().enumerate() {
+            if let Some(x) = Fe5x52::from_be_bytes(b) {
+                out.push((x, j % 2 == 0));
+                out.push((x, j % 2 == 1));
+            }
+        }
+        out
+    }
+
+    fn check_from_x_many(f: impl Fn(&[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>>) {
+        let mut rng = SplitMix64(test_seed() ^ 0x5157);
+        let cases = x_cases(&mut rng, test_iters(400));
+        let got = f(&cases);
+        assert_eq!(got.len(), cases.len());
+        let mut on_curve = 0;
+        for ((x, odd), g) in cases.iter().zip(&got) {
+            let want = Ge::from_x(x, *odd);
+            match (want, g) {
+                (None, None) => {}
+                (Some(w), Some(g)) => {
+                    on_curve += 1;
+                    assert_eq!(
+                        (w.x.to_be_bytes(), w.y.to_be_bytes()),
+                        (g.x.to_be_bytes(), g.y.to_be_bytes())
+                    );
+                    assert_eq!(g.y.is_odd(), *odd);
+                }
+                _ => panic!("x {:?} odd {odd}: {want:?} vs {g:?}", x.to_be_bytes()),
+            }
+        }
+        assert!(on_curve > cases.len() / 4 && on_curve < cases.len(), "{on_curve} of {}", cases.len());
+    }
+
+    #[test]
+    fn from_x_many_emulated_vs_single() {
+        check_from_x_many(from_x_many_lanes::<Emulated>);
+    }
+
+    #[test]
+    fn from_x_many_ifma_vs_single() {
+        let Some(b) = require_or_skip(BackendKind::Ifma) else { return };
+        check_from_x_many(|items| from_x_many(b, items));
     }
 }

@@ -137,6 +137,39 @@ fn decompress(backend: Backend, x: &[u8; 32], odd: bool) -> Result<Ge<Fe5x52>, E
     })
 }
 
+/// [`decompress`] of an x already below p.
+fn decompress_x(backend: Backend, x: &Fe5x52, odd: bool) -> Option<Ge<Fe5x52>> {
+    decompress(backend, &x.to_be_bytes(), odd).ok()
+}
+
+/// The compressed keys' (x, parity) pairs of `keys` that pass the prefix and range checks,
+/// decompressed together with [`many::from_x_many`]; every other key parsed on its own.
+fn parse_many_impl<K>(
+    backend: Backend,
+    keys: &[K],
+    split: impl Fn(&K) -> Result<Option<(Fe5x52, bool)>, Error>,
+    finish: impl Fn(&K) -> Result<Ge<Fe5x52>, Error>,
+) -> Vec<Result<Ge<Fe5x52>, Error>> {
+    let mut out: Vec<Result<Ge<Fe5x52>, Error>> = Vec::with_capacity(keys.len());
+    let mut pending: Vec<(Fe5x52, bool)> = Vec::new();
+    let mut slots: Vec<usize> = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match split(k) {
+            Ok(Some(xo)) => {
+                pending.push(xo);
+                slots.push(i);
+                out.push(Err(Error::NotOnCurve));
+            }
+            Ok(None) => out.push(finish(k)),
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    for (slot, p) in slots.into_iter().zip(many::from_x_many(backend, &pending)) {
+        out[slot] = p.ok_or(Error::NotOnCurve);
+    }
+    out
+}
+
 /// A valid public key (a finite curve point), normalized.
 #[derive(Clone, Copy, Debug)]
 pub struct PublicKey(pub(crate) Ge<Fe5x52>);
@@ -191,6 +224,37 @@ impl PublicKey {
             }
             _ => Err(Error::InvalidLength),
         }
+    }
+
+    /// [`PublicKey::parse_with`] on every key of `keys`, in order. On an Ifma token the
+    /// compressed keys' square roots are taken eight at a time, one per AVX-512 lane.
+    ///
+    /// ```
+    /// use fullverify::secp256k1::{Error, PublicKey};
+    /// use fullverify::Backend;
+    ///
+    /// let pk = PublicKey::from_secret(&[3; 32]).unwrap();
+    /// let (c, u) = (pk.serialize_compressed(), pk.serialize_uncompressed());
+    /// let keys: Vec<&[u8]> = vec![&c, &u, &c[..32], &c, &c, &c, &c, &c, &c, &c];
+    /// let got = PublicKey::parse_many_with(Backend::detect(), &keys);
+    /// assert_eq!(got[0], Ok(pk));
+    /// assert_eq!(got[1], Ok(pk));
+    /// assert_eq!(got[2], Err(Error::InvalidLength));
+    /// assert!(got[3..].iter().all(|k| *k == Ok(pk)));
+    /// ```
+    pub fn parse_many_with(backend: Backend, keys: &[&[u8]]) -> Vec<Result<PublicKey, Error>> {
+        let split = |b: &&[u8]| -> Result<Option<(Fe5x52, bool)>, Error> {
+            if b.len() != 33 {
+                return Ok(None);
+            }
+            if b[0] != 0x02 && b[0] != 0x03 {
+                return Err(Error::InvalidPrefix);
+            }
+            let x = Fe5x52::from_be_bytes(b[1..33].try_into().unwrap()).ok_or(Error::FieldOverflow)?;
+            Ok(Some((x, b[0] == 0x03)))
+        };
+        let finish = |b: &&[u8]| PublicKey::parse_with(backend, b).map(|k| k.0);
+        parse_many_impl(backend, keys, split, finish).into_iter().map(|r| r.map(PublicKey)).collect()
     }
 
     /// The public key d·G of a secret key (constant time in d).
@@ -249,6 +313,27 @@ impl XOnlyPublicKey {
     /// [`XOnlyPublicKey::parse`] with the square root computed on `backend`.
     pub fn parse_with(backend: Backend, b: &[u8; 32]) -> Result<XOnlyPublicKey, Error> {
         decompress(backend, b, false).map(XOnlyPublicKey)
+    }
+
+    /// [`XOnlyPublicKey::parse_with`] on every key of `keys`, in order; on an Ifma token the
+    /// square roots are taken eight at a time, one per AVX-512 lane.
+    ///
+    /// ```
+    /// use fullverify::secp256k1::{Error, PublicKey, XOnlyPublicKey};
+    /// use fullverify::Backend;
+    ///
+    /// let x = PublicKey::from_secret(&[5; 32]).unwrap().x_only().0;
+    /// let mut keys = vec![x.serialize(); 9];
+    /// keys[4] = [0xff; 32]; // above p
+    /// let got = XOnlyPublicKey::parse_many_with(Backend::detect(), &keys);
+    /// assert_eq!(got[4], Err(Error::FieldOverflow));
+    /// assert!(got.iter().enumerate().all(|(i, k)| i == 4 || *k == Ok(x)));
+    /// ```
+    pub fn parse_many_with(backend: Backend, keys: &[[u8; 32]]) -> Vec<Result<XOnlyPublicKey, Error>> {
+        let split =
+            |b: &[u8; 32]| Fe5x52::from_be_bytes(b).ok_or(Error::FieldOverflow).map(|x| Some((x, false)));
+        let finish = |_: &[u8; 32]| unreachable!("every x-only key goes through the square root");
+        parse_many_impl(backend, keys, split, finish).into_iter().map(|r| r.map(XOnlyPublicKey)).collect()
     }
 
     /// The 32-byte x coordinate.

@@ -260,6 +260,28 @@ impl<L: Lanes> Fe5x52x8<L> {
         t.sqr_n(2).mul(a)
     }
 
+    /// a^((p+1)/4) per lane, the candidate square root, by the addition chain of
+    /// `secp256k1::field::sqrt`: 253 squarings and 13 multiplications on all eight lanes.
+    /// The caller checks that its square is a (a is a quadratic residue exactly then).
+    #[inline(always)]
+    pub(crate) fn pow_p1_4(&self) -> Self {
+        let a = self;
+        let x2 = a.sqr().mul(a);
+        let x3 = x2.sqr().mul(a);
+        let x6 = x3.sqr_n(3).mul(&x3);
+        let x9 = x6.sqr_n(3).mul(&x3);
+        let x11 = x9.sqr_n(2).mul(&x2);
+        let x22 = x11.sqr_n(11).mul(&x11);
+        let x44 = x22.sqr_n(22).mul(&x22);
+        let x88 = x44.sqr_n(44).mul(&x44);
+        let x176 = x88.sqr_n(88).mul(&x88);
+        let x220 = x176.sqr_n(44).mul(&x44);
+        let x223 = x220.sqr_n(3).mul(&x3);
+        let t = x223.sqr_n(23).mul(&x22);
+        let t = t.sqr_n(6).mul(&x2);
+        t.sqr_n(2)
+    }
+
     /// Per-lane inverse (0 ↦ 0) through the scalar field: one safegcd inversion and 24
     /// multiplications (Montgomery's trick over the eight lanes). Variable time.
     #[inline(always)]
