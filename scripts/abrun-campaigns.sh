@@ -7,6 +7,8 @@
 #   alloc-866342    system vs mimalloc, mainnet block 866342 with its spent outputs, --threads 2
 #   threads-866342  --threads 1 vs --threads 2, block 866342, canonical allocator
 #   threads-corpus  --threads 1 vs --threads 2, default corpus, canonical allocator
+#   sigmode-866342  --sig-checks inline vs many, block 866342, --threads 2
+#   sigmode-corpus  --sig-checks inline vs many, default corpus, --threads 2
 # Run it on a quiet machine; extra arguments go to every abrun (e.g. --strict, --wait-quiet 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +54,14 @@ ab --name threads-corpus --pairs "$CORPUS_PAIRS" \
   --control "1 thread::$CANON::--threads 1" \
   --candidate "2 threads::$CANON::--threads 2" \
   --note "thread scaling, default corpus, $CANONICAL_ALLOC allocator"
+ab --name sigmode-866342 --pairs "$BLOCK_PAIRS" \
+  --control "inline::$CANON::--threads 2 --sig-checks inline $BLOCK" \
+  --candidate "many::$CANON::--threads 2 --sig-checks many $BLOCK" \
+  --note "signature checks inline vs deferred to verify_many, block 866342, $CANONICAL_ALLOC allocator"
+ab --name sigmode-corpus --pairs "$CORPUS_PAIRS" \
+  --control "inline::$CANON::--threads 2 --sig-checks inline" \
+  --candidate "many::$CANON::--threads 2 --sig-checks many" \
+  --note "signature checks inline vs deferred to verify_many, default corpus, $CANONICAL_ALLOC allocator"
 
 ARM=control; [ "$CANONICAL_ALLOC" = mimalloc ] && ARM=candidate
 POSTURE="replay with the $CANONICAL_ALLOC allocator, --threads 2, the backend Backend::detect() picks, every signature checked"
