@@ -855,8 +855,15 @@ impl SigVerifier for DeferringVerifier<'_> {
 /// Largest number of signatures in one batch of [`SigMode::BatchSchnorr`].
 pub const MAX_SCHNORR_BATCH: usize = 4096;
 
-/// Signatures per step of a `verify_many` worker (a multiple of the eight lanes).
+/// Most signatures per step of a `verify_many` worker (a multiple of the eight lanes).
 const MANY_CHUNK: usize = 128;
+
+/// Signatures per step of a `verify_many` worker for `n` signatures on `threads` workers: an
+/// equal share each when that is below [`MANY_CHUNK`] (a small block still keeps every worker
+/// busy), rounded up to whole groups of eight.
+fn many_chunk(n: usize, threads: usize) -> usize {
+    n.div_ceil(threads.max(1)).next_multiple_of(8).clamp(8, MANY_CHUNK)
+}
 
 /// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
 /// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
@@ -1006,7 +1013,7 @@ fn verify_recorded(
     mode: SigMode,
 ) -> Vec<(u32, bool)> {
     let mut bad: Vec<(u32, bool)> = Vec::new();
-    let ok = verify_chunked(&all.ecdsa, threads, MANY_CHUNK, |items| {
+    let ok = verify_chunked(&all.ecdsa, threads, many_chunk(all.ecdsa.len(), threads), |items| {
         let keys: Vec<&[u8]> = items.iter().map(|(k, _, _)| k.as_slice()).collect();
         let pks = PublicKey::parse_many_with(backend, &keys);
         let (idx, refs): (Vec<usize>, Vec<ecdsa::VerifyItem<'_>>) = items
@@ -1028,7 +1035,7 @@ fn verify_recorded(
     let schnorr_chunk = if mode.batches_schnorr() {
         all.schnorr.len().div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH)
     } else {
-        MANY_CHUNK
+        many_chunk(all.schnorr.len(), threads)
     };
     let ok = verify_chunked(&all.schnorr, threads, schnorr_chunk, |items| {
         let keys: Vec<[u8; 32]> = items.iter().map(|(k, _, _)| *k).collect();
@@ -1074,7 +1081,7 @@ fn verify_chunked<T: Sync>(
     let work = || {
         let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
         loop {
-            let start = cursor.fetch_add(chunk, Ordering::Relaxed);
+            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
             if start >= items.len() {
                 return done;
             }

@@ -534,7 +534,12 @@ pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>
     res
 }
 
-/// [`ecdsa_verify8`] over chunks of eight; the 0…7 items left over go to the scalar code.
+/// A remainder of at least this many items (of 1…7) runs as one eight-lane group with idle
+/// lanes: one group costs about two scalar verifications.
+const MIN_PADDED: usize = 3;
+
+/// [`ecdsa_verify8`] over chunks of eight; 3…7 items left over run as one group with idle
+/// lanes, 1 or 2 go to the scalar code.
 #[inline(always)]
 pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
     let mut out = Vec::with_capacity(items.len());
@@ -542,13 +547,22 @@ pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaIt
     for c in &mut chunks {
         out.extend_from_slice(&ecdsa_verify8::<L, F>(c.try_into().unwrap()));
     }
-    for (pk, msg32, sig) in chunks.remainder() {
+    let rest = chunks.remainder();
+    if rest.len() >= MIN_PADDED {
+        // Idle lanes get r = 0, which leaves them out of the eight-way work.
+        let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
+        let mut group: [EcdsaItem<'_>; 8] = [(rest[0].0, rest[0].1, &idle); 8];
+        group[..rest.len()].copy_from_slice(rest);
+        out.extend_from_slice(&ecdsa_verify8::<L, F>(&group)[..rest.len()]);
+        return out;
+    }
+    for (pk, msg32, sig) in rest {
         out.push(super::ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig));
     }
     out
 }
 
-/// [`schnorr_verify8`] over chunks of eight; the 0…7 items left over go to the scalar code.
+/// [`schnorr_verify8`] over chunks of eight; a remainder as in [`ecdsa_verify_many_lanes`].
 #[inline(always)]
 pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
     let mut out = Vec::with_capacity(items.len());
@@ -556,7 +570,16 @@ pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[Schno
     for c in &mut chunks {
         out.extend_from_slice(&schnorr_verify8::<L, F>(c.try_into().unwrap()));
     }
-    for (pk, msg, sig) in chunks.remainder() {
+    let rest = chunks.remainder();
+    if rest.len() >= MIN_PADDED {
+        // Idle lanes get an R above p, which leaves them out of the eight-way work.
+        const IDLE: [u8; 64] = [0xff; 64];
+        let mut group: [SchnorrItem<'_>; 8] = [(rest[0].0, rest[0].1, &IDLE); 8];
+        group[..rest.len()].copy_from_slice(rest);
+        out.extend_from_slice(&schnorr_verify8::<L, F>(&group)[..rest.len()]);
+        return out;
+    }
+    for (pk, msg, sig) in rest {
         let px = pk.serialize();
         out.push(super::schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig));
     }

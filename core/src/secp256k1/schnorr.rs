@@ -155,7 +155,8 @@ pub type VerifyItem<'a> = (&'a XOnlyPublicKey, &'a [u8], &'a [u8; 64]);
 /// [`verify_with`] on the same arguments.
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
-/// registers (a remainder of one to seven goes one by one to the best scalar field); on other
+/// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
+/// one by one on the best scalar field); on other
 /// backends this is a loop over [`verify_with`].
 ///
 /// ```
