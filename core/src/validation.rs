@@ -1081,7 +1081,7 @@ fn verify_chunked<T: Sync>(
     let work = || {
         let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
         loop {
-            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
+            let start = cursor.fetch_add(chunk, Ordering::Relaxed);
             if start >= items.len() {
                 return done;
             }
