@@ -927,7 +927,7 @@ pub fn verify_scripts_with(
             break;
         }
         let (all, failed) = deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo);
-        let bad = verify_recorded(&all, &mut memo, threads, backend, mode);
+        let bad = verify_recorded(all, &mut memo, threads, backend, mode);
         doubt.extend(failed);
         pending.clear();
         for (owner, multisig) in bad {
@@ -1006,7 +1006,7 @@ fn deferred_round(
 /// whether the invalid check was a `CHECKMULTISIG` one (only then can the memo change the next
 /// run of that input).
 fn verify_recorded(
-    all: &Deferred,
+    mut all: Deferred,
     memo: &mut Memo,
     threads: usize,
     backend: Backend,
@@ -1025,11 +1025,12 @@ fn verify_recorded(
         scatter(items.len(), &idx, ecdsa::verify_many(backend, &refs))
     });
     for (k, valid) in ok.into_iter().enumerate() {
-        if let Some(key) = &all.ecdsa_memo[k] {
-            memo.insert(key.clone(), valid);
-        }
+        let key = all.ecdsa_memo[k].take();
         if !valid {
-            bad.push((all.ecdsa_owner[k], all.ecdsa_memo[k].is_some()));
+            bad.push((all.ecdsa_owner[k], key.is_some()));
+        }
+        if let Some(key) = key {
+            memo.insert(key, valid);
         }
     }
     let schnorr_chunk = if mode.batches_schnorr() {

@@ -234,15 +234,6 @@ fn btcd(content: &[u8], block: &Block) -> Result<Vec<SpentOutput>, String> {
     Ok(out)
 }
 
-/// Reads the spent outputs of `block` from `path` (`format` `None`: detect it).
-pub fn read_spent(
-    path: &Path,
-    format: Option<SpentFormat>,
-    block: &Block,
-) -> Result<(Vec<SpentOutput>, SpentFormat), String> {
-    finish_spent(path, read_spent_early(path, format)?, block)
-}
-
 /// A spent-output file read before its block is decoded ([`read_spent_early`]).
 pub enum EarlySpent {
     /// Decoded: the formats that do not need the block.
