@@ -548,7 +548,7 @@ pub fn verify_scripts<V: SigVerifier>(
     verifier: &V,
 ) -> Result<(), ScriptFailure> {
     let (ctxs, flat) = flat_inputs(txs, spent);
-    run_flat(&ctxs, &flat, flags, threads, verifier)
+    run_flat(&ctxs, &flat, flags, threads, verifier, &Side::none())
 }
 
 /// Every transaction's sighash context (`None` for the coinbase) and the flat list of inputs
@@ -574,11 +574,43 @@ fn flat_inputs<'a>(
 /// Runs `work` on `threads` workers (the calling thread is one of them) and returns what each
 /// returned, in no particular order.
 fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -> Vec<R> {
+    on_workers_beside(threads, work, &Side::none())
+}
+
+/// A job run by the first worker to start, before it claims its share of the work (once in
+/// all); see [`on_workers_beside`].
+struct Side<'a>(std::sync::Mutex<Option<Box<dyn FnOnce() + Send + 'a>>>);
+
+impl<'a> Side<'a> {
+    fn new(job: impl FnOnce() + Send + 'a) -> Side<'a> {
+        Side(std::sync::Mutex::new(Some(Box::new(job))))
+    }
+
+    fn none() -> Side<'a> {
+        Side(std::sync::Mutex::new(None))
+    }
+
+    /// Runs the job unless it has run.
+    fn run(&self) {
+        let job = self.0.lock().expect("no panics while held").take();
+        if let Some(job) = job {
+            job();
+        }
+    }
+}
+
+/// [`on_workers`], the first worker to start running `side` first: the other workers share
+/// the work meanwhile, and the one that ran it claims what is left.
+fn on_workers_beside<R: Send>(threads: usize, work: impl Fn() -> R + Sync, side: &Side<'_>) -> Vec<R> {
+    let work = || {
+        side.run();
+        work()
+    };
     if threads <= 1 {
         return vec![work()];
     }
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads - 1).map(|_| s.spawn(&work)).collect();
+        let handles: Vec<_> = (0..threads - 1).map(|_| s.spawn(work)).collect();
         let mut all = vec![work()];
         all.extend(handles.into_iter().map(|h| h.join().expect("script worker panicked")));
         all
@@ -593,6 +625,7 @@ fn run_flat<V: SigVerifier>(
     flags: ScriptFlags,
     threads: usize,
     verifier: &V,
+    side: &Side<'_>,
 ) -> Result<(), ScriptFailure> {
     let cursor = AtomicUsize::new(0);
     let first_fail = AtomicUsize::new(usize::MAX);
@@ -612,7 +645,7 @@ fn run_flat<V: SigVerifier>(
             }
         }
     };
-    on_workers(threads.max(1).min(flat.len().div_ceil(CHUNK).max(1)), work);
+    on_workers_beside(threads.max(1).min(flat.len().div_ceil(CHUNK).max(1)), work, side);
     let idx = first_fail.into_inner();
     if idx == usize::MAX {
         return Ok(());
@@ -913,11 +946,39 @@ pub fn verify_scripts_with(
     backend: Backend,
     mode: SigMode,
 ) -> Result<(), ScriptFailure> {
+    verify_scripts_beside(txs, spent, flags, threads, backend, mode, &Side::none())
+}
+
+/// [`verify_scripts_with`], one worker running `side` first (see [`on_workers_beside`]); `side`
+/// has run when this returns.
+fn verify_scripts_beside(
+    txs: &[Transaction],
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+    side: &Side<'_>,
+) -> Result<(), ScriptFailure> {
+    let r = verify_scripts_rounds(txs, spent, flags, threads, backend, mode, side);
+    side.run();
+    r
+}
+
+fn verify_scripts_rounds(
+    txs: &[Transaction],
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+    side: &Side<'_>,
+) -> Result<(), ScriptFailure> {
     let exact = BackendVerifier(backend);
-    if mode == SigMode::Inline {
-        return verify_scripts(txs, spent, flags, threads, &exact);
-    }
     let (ctxs, flat) = flat_inputs(txs, spent);
+    if mode == SigMode::Inline {
+        return run_flat(&ctxs, &flat, flags, threads, &exact, side);
+    }
     let threads = threads.max(1);
     let mut memo = Memo::new();
     let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
@@ -926,7 +987,9 @@ pub fn verify_scripts_with(
         if pending.is_empty() {
             break;
         }
-        let (all, failed) = deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo);
+        let side = if round == 0 { side } else { &Side::none() };
+        let (all, failed) =
+            deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo, side);
         let bad = verify_recorded(all, &mut memo, threads, backend, mode);
         doubt.extend(failed);
         pending.clear();
@@ -949,7 +1012,7 @@ pub fn verify_scripts_with(
     doubt.sort_unstable();
     doubt.dedup();
     let suspects: Vec<(u32, u32)> = doubt.iter().map(|&p| flat[p as usize]).collect();
-    run_flat(&ctxs, &suspects, flags, threads, &exact)
+    run_flat(&ctxs, &suspects, flags, threads, &exact, &Side::none())
 }
 
 /// Step 1 of [`verify_scripts_with`] over the inputs at `positions` of `flat`: the checks
@@ -964,6 +1027,7 @@ fn deferred_round(
     backend: Backend,
     mode: SigMode,
     memo: &Memo,
+    side: &Side<'_>,
 ) -> (Deferred, Vec<u32>) {
     let cursor = AtomicUsize::new(0);
     let work = || {
@@ -990,7 +1054,7 @@ fn deferred_round(
     };
     let mut all = Deferred::default();
     let mut failed: Vec<u32> = Vec::new();
-    for (d, f) in on_workers(threads.min(positions.len().div_ceil(CHUNK).max(1)), work) {
+    for (d, f) in on_workers_beside(threads.min(positions.len().div_ceil(CHUNK).max(1)), work, side) {
         all.ecdsa.extend(d.ecdsa);
         all.ecdsa_owner.extend(d.ecdsa_owner);
         all.ecdsa_memo.extend(d.ecdsa_memo);
@@ -1224,6 +1288,40 @@ pub fn connect_block<S: CoinSource>(
     ctx: &ConnectContext<'_>,
     source: &mut S,
 ) -> Result<ConnectOutcome, ConnectError<S::Error>> {
+    let (mut out, spent_outs) = connect_inputs(block, checked, ctx, source)?;
+    if ctx.verify_scripts {
+        let ts = Instant::now();
+        verify_scripts_with(&block.txdata, &spent_outs, ctx.flags, ctx.threads, ctx.backend, ctx.sig_mode)
+            .map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)))?;
+        out.scripts = ts.elapsed();
+    }
+    Ok(out)
+}
+
+/// The block error of a failed input script.
+fn script_failure(checked: &CheckedBlock, height: u32, f: ScriptFailure) -> BlockError {
+    BlockError {
+        tx: Some((f.tx, checked.txids[f.tx])),
+        input: Some(f.input),
+        ..BlockError::new(
+            format!("{SCRIPT_FAILURE_PREFIX} ({})", script_error_string(f.error)),
+            checked.hash,
+            height,
+        )
+    }
+}
+
+/// What [`connect_inputs`] gives: the outcome and the outputs spent by each transaction.
+type Connected = (ConnectOutcome, Vec<Vec<TxOut>>);
+
+/// Everything [`connect_block`] checks except the input scripts, and the outputs spent by each
+/// transaction (empty for the coinbase), which the scripts are verified against.
+fn connect_inputs<S: CoinSource>(
+    block: &Block,
+    checked: &CheckedBlock,
+    ctx: &ConnectContext<'_>,
+    source: &mut S,
+) -> Result<Connected, ConnectError<S::Error>> {
     let height = ctx.height;
     let at = |r: &str, t: usize, i: Option<usize>| {
         ConnectError::Invalid(BlockError {
@@ -1331,22 +1429,6 @@ pub fn connect_block<S: CoinSource>(
     if cb_out > fees + ctx.params.block_subsidy(height) {
         return Err(at("bad-cb-amount", 0, None));
     }
-    let ts = Instant::now();
-    if ctx.verify_scripts {
-        let r = verify_scripts_with(
-            &block.txdata,
-            &spent_outs,
-            ctx.flags,
-            ctx.threads,
-            ctx.backend,
-            ctx.sig_mode,
-        );
-        if let Err(f) = r {
-            let r = format!("{SCRIPT_FAILURE_PREFIX} ({})", script_error_string(f.error));
-            return Err(at(&r, f.tx, Some(f.input)));
-        }
-    }
-    let scripts = ts.elapsed();
     // Deterministic order of created coins: block order.
     let mut created_v: Vec<(OutPoint, Coin)> = Vec::with_capacity(created.len());
     for (t, tx) in block.txdata.iter().enumerate() {
@@ -1357,14 +1439,15 @@ pub fn connect_block<S: CoinSource>(
             }
         }
     }
-    Ok(ConnectOutcome {
+    let out = ConnectOutcome {
         delta: BlockDelta { spent: delta_spent, created: created_v },
         inputs,
         sigops_cost: sigops,
         fees,
         fetch,
-        scripts,
-    })
+        scripts: Duration::ZERO,
+    };
+    Ok((out, spent_outs))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1394,6 +1477,9 @@ pub struct BlockCheckSummary {
     pub checks: Duration,
     /// Time spent verifying input scripts.
     pub scripts: Duration,
+    /// Whether the checks ran alongside the scripts (two or more threads): `checks` is then
+    /// the time of that job, and `scripts` the time of the scripts and that job together.
+    pub checks_beside_scripts: bool,
 }
 
 struct ListSource(HashMap<OutPoint, Coin>);
@@ -1499,6 +1585,13 @@ pub fn check_block_with_spent(
 }
 
 /// [`check_block_with_spent`] on a block already decoded (`parse` is zero in the summary).
+///
+/// With two or more threads the scripts are verified against `spent` while one more thread
+/// runs every other check alongside them (`CheckBlock`, `ContextualCheckBlock` and the input
+/// checks of `ConnectBlock`); the verdict is that of the sequential order, in which a failed
+/// check outranks a failed script. Then `checks` and `scripts` in the summary overlap and may
+/// add up to more than the time taken. A block whose header fails its proof of work is
+/// rejected before any script runs.
 pub fn check_decoded_block_with_spent(
     block: &Block,
     spent: &[Coin],
@@ -1509,7 +1602,86 @@ pub fn check_decoded_block_with_spent(
     sig_mode: SigMode,
 ) -> Result<BlockCheckSummary, BlockError> {
     let params = network.params();
-    let t1 = Instant::now();
+    let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
+    let hash = block.block_hash();
+    if threads < 2 || spent.len() != n_inputs || check_block_header(&block.header, &hash, params).is_err() {
+        return check_with_spent_in_order(block, spent, height, params, threads, backend, sig_mode);
+    }
+    let flags = script_flags(params, height, &hash);
+    // The outputs spent by each transaction, as given; the checks below find the real ones
+    // (an input may spend an output of this block).
+    let mut given: Vec<Vec<TxOut>> = Vec::with_capacity(block.txdata.len());
+    let mut k = 0;
+    for tx in &block.txdata {
+        if tx.is_coinbase() {
+            given.push(Vec::new());
+        } else {
+            given.push(spent[k..k + tx.inputs.len()].iter().map(|c| c.out.clone()).collect());
+            k += tx.inputs.len();
+        }
+    }
+    let mut checks = None;
+    let side = Side::new(|| {
+        let t = Instant::now();
+        let r = connect_with_spent(block, spent, height, params, threads, backend, sig_mode, false);
+        checks = Some((r, t.elapsed()));
+    });
+    let ts = Instant::now();
+    let scripts_ok = verify_scripts_beside(&block.txdata, &given, flags, threads, backend, sig_mode, &side);
+    let scripts = ts.elapsed();
+    drop(side);
+    let (checks, checks_time) = checks.expect("the side job has run");
+    let (checked, out, spent_outs) = checks?;
+    // The scripts ran against the given outputs; where those differ from the real ones (only
+    // when an input spends an output of this block and the list disagrees with it), the
+    // scripts are verified again against the real ones.
+    let (scripts_ok, scripts) = if spent_outs == given {
+        (scripts_ok, scripts)
+    } else {
+        let ts = Instant::now();
+        (
+            verify_scripts_with(&block.txdata, &spent_outs, flags, threads, backend, sig_mode),
+            scripts + ts.elapsed(),
+        )
+    };
+    scripts_ok.map_err(|f| script_failure(&checked, height, f))?;
+    Ok(BlockCheckSummary {
+        checks_beside_scripts: true,
+        ..summary(block, &checked, n_inputs, &out, params, height, checks_time, scripts)
+    })
+}
+
+/// [`check_decoded_block_with_spent`], one step after the other.
+fn check_with_spent_in_order(
+    block: &Block,
+    spent: &[Coin],
+    height: u32,
+    params: &'static ChainParams,
+    threads: usize,
+    backend: Backend,
+    sig_mode: SigMode,
+) -> Result<BlockCheckSummary, BlockError> {
+    let t = Instant::now();
+    let (checked, out, _) =
+        connect_with_spent(block, spent, height, params, threads, backend, sig_mode, true)?;
+    let n_inputs = spent.len();
+    Ok(summary(block, &checked, n_inputs, &out, params, height, t.elapsed() - out.scripts, out.scripts))
+}
+
+/// The checks of [`check_decoded_block_with_spent`] in Core's order, the scripts last when
+/// `verify_scripts`: the checked block, what connecting it gave, and the outputs spent by
+/// each transaction.
+#[allow(clippy::too_many_arguments)]
+fn connect_with_spent(
+    block: &Block,
+    spent: &[Coin],
+    height: u32,
+    params: &'static ChainParams,
+    threads: usize,
+    backend: Backend,
+    sig_mode: SigMode,
+    verify_scripts: bool,
+) -> Result<(CheckedBlock, ConnectOutcome, Vec<Vec<TxOut>>), BlockError> {
     let checked = check_block(block, height, params, backend)?;
     contextual_check_block(block, &checked, height, None, params)?;
     let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
@@ -1537,28 +1709,50 @@ pub fn check_decoded_block_with_spent(
         flags: script_flags(params, height, &checked.hash),
         mtp: None,
         enforce_bip30: false,
-        verify_scripts: true,
+        verify_scripts,
         threads,
         backend,
         sig_mode,
     };
-    let out = connect_block(block, &checked, &ctx, &mut ListSource(map)).map_err(|e| match e {
+    let invalid = |e: ConnectError<std::convert::Infallible>| match e {
         ConnectError::Invalid(b) => b,
         ConnectError::Source(never) => match never {},
-    })?;
-    let checks = t1.elapsed();
-    Ok(BlockCheckSummary {
+    };
+    let mut source = ListSource(map);
+    let (mut out, spent_outs) = connect_inputs(block, &checked, &ctx, &mut source).map_err(invalid)?;
+    if verify_scripts {
+        let ts = Instant::now();
+        verify_scripts_with(&block.txdata, &spent_outs, ctx.flags, threads, backend, sig_mode)
+            .map_err(|f| script_failure(&checked, height, f))?;
+        out.scripts = ts.elapsed();
+    }
+    Ok((checked, out, spent_outs))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summary(
+    block: &Block,
+    checked: &CheckedBlock,
+    inputs: usize,
+    out: &ConnectOutcome,
+    params: &ChainParams,
+    height: u32,
+    checks: Duration,
+    scripts: Duration,
+) -> BlockCheckSummary {
+    BlockCheckSummary {
         hash: checked.hash,
         txs: block.txdata.len(),
-        inputs: n_inputs,
+        inputs,
         fees: out.fees,
         sigops_cost: out.sigops_cost,
         coinbase_value: block.txdata[0].outputs.iter().map(|o| o.value).sum(),
         subsidy: params.block_subsidy(height),
         parse: Duration::ZERO,
-        checks: checks - out.scripts,
-        scripts: out.scripts,
-    })
+        checks,
+        scripts,
+        checks_beside_scripts: false,
+    }
 }
 
 #[cfg(test)]

@@ -174,6 +174,77 @@ fn mainnet_866342_every_signature_mode_same_summary() {
     }
 }
 
+/// With two threads `check_block_with_spent` verifies the scripts against the given spent
+/// outputs while the other checks run alongside; on one thread everything runs in Core's
+/// order. Both give the same verdict: a given output that disagrees with the block's own
+/// output it names is ignored, a failed check outranks a failed script, and a failed script
+/// alone is reported at the same input.
+#[test]
+fn mainnet_866342_checks_beside_scripts_same_verdict() {
+    let Some(r) = load_866342() else { return };
+    let block = Block::from_bytes(&r.raw).unwrap();
+    let txids: std::collections::HashSet<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
+    // (position in the spent list, transaction, input) of every non-coinbase input.
+    let positions: Vec<(usize, usize, usize)> = (1..block.txdata.len())
+        .flat_map(|t| (0..block.txdata[t].inputs.len()).map(move |i| (t, i)))
+        .enumerate()
+        .map(|(k, (t, i))| (k, t, i))
+        .collect();
+    let is_segwit = |o: &TxOut| matches!(o.script_pubkey.first(), Some(0x00 | 0x51));
+    // An input spending an output of this block whose given output is signed (segwit).
+    let in_block = positions
+        .iter()
+        .copied()
+        .find(|&(k, t, i)| {
+            txids.contains(&block.txdata[t].inputs[i].prevout.txid) && is_segwit(&r.spent[k].out)
+        })
+        .expect("an in-block segwit spend");
+    // Two inputs spending earlier blocks' segwit outputs.
+    let mut outside = positions.iter().copied().filter(|&(k, t, i)| {
+        !txids.contains(&block.txdata[t].inputs[i].prevout.txid) && is_segwit(&r.spent[k].out)
+    });
+    let first = outside.next().unwrap();
+    let last = outside.next_back().unwrap();
+    let verdict = |spent: &[Coin], threads: usize, mode: SigMode| {
+        check_block_with_spent(&r.raw, spent, r.height, Network::Mainnet, threads, Backend::detect(), mode)
+            .map(|s| (s.fees, s.sigops_cost))
+            .map_err(|e| (e.reason, e.tx.map(|t| t.0), e.input))
+    };
+    let agree = |spent: &[Coin]| {
+        let want = verdict(spent, 1, SigMode::Inline);
+        for mode in SigMode::ALL {
+            for threads in [1, 2, 3] {
+                assert_eq!(verdict(spent, threads, mode), want, "{mode} threads {threads}");
+            }
+        }
+        want
+    };
+    assert!(agree(&r.spent).is_ok());
+    // The given output of an in-block spend is wrong: the block's own output is used.
+    let mut wrong_in_block = r.spent.clone();
+    wrong_in_block[in_block.0].out.value += 1;
+    wrong_in_block[in_block.0].out.script_pubkey[2] ^= 1;
+    assert!(agree(&wrong_in_block).is_ok());
+    // A signed amount off by one: a script failure at that input.
+    let mut bad_amount = r.spent.clone();
+    bad_amount[last.0].out.value += 1;
+    let e = agree(&bad_amount).unwrap_err();
+    assert!(e.0.starts_with("block-script-verify-flag-failed"), "{e:?}");
+    assert_eq!((e.1, e.2), (Some(last.1), Some(last.2)));
+    // The same, and an earlier input spending an immature coinbase: the check outranks the
+    // script, though the script's input comes later in the block.
+    let mut both = bad_amount.clone();
+    both[first.0].coinbase = true;
+    both[first.0].height = r.height - 1;
+    let e = agree(&both).unwrap_err();
+    assert_eq!(e, ("bad-txns-premature-spend-of-coinbase".to_string(), Some(first.1), Some(first.2)));
+    // An overspend with every script valid: the amounts decide.
+    let mut all_value = r.spent.clone();
+    all_value[first.0].out.script_pubkey = vec![0x51];
+    all_value[first.0].out.value = 0;
+    assert!(agree(&all_value).unwrap_err().0.starts_with("bad-txns-in-belowout"));
+}
+
 /// Block 866342's transactions and spent outputs grouped per transaction, and its flags.
 fn scripts_866342(r: &Real) -> (Block, Vec<Vec<TxOut>>, ScriptFlags) {
     let block = Block::from_bytes(&r.raw).unwrap();

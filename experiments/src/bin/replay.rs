@@ -897,6 +897,7 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
                     "fetch_s": 0.0,
                     "checks_s": secs(s.checks),
                     "scripts_s": secs(s.scripts),
+                    "checks_beside_scripts": s.checks_beside_scripts,
                     "apply_s": 0.0,
                     "flush_s": 0.0,
                 }),
@@ -910,8 +911,10 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
                     s.fees,
                     s.sigops_cost
                 );
+                let beside =
+                    if s.checks_beside_scripts { " (the checks ran beside the scripts)" } else { "" };
                 eprintln!(
-                    "time: {:.3} s wall ({:.0} inputs/s); checks {:.3} s, scripts {:.3} s, reading and decoding the block and its spent outputs {:.3} s",
+                    "time: {:.3} s wall ({:.0} inputs/s); checks {:.3} s, scripts {:.3} s{beside}, reading and decoding the block and its spent outputs {:.3} s",
                     w,
                     s.inputs as f64 / w,
                     secs(s.checks),
