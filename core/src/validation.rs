@@ -739,17 +739,23 @@ impl std::str::FromStr for SigMode {
     }
 }
 
+/// A deferred ECDSA check: the key's bytes (parsed later, many at once), the message, the
+/// parsed signature.
+type EcdsaItem = (KeyBytes, [u8; 32], ecdsa::Signature);
+
+/// A deferred BIP340 check: the x-only key, the message, the signature.
+type SchnorrItem = ([u8; 32], [u8; 32], [u8; 64]);
+
 /// The checks recorded by one [`DeferringVerifier`], each with the position (in the flat input
 /// list) of the input that made it.
 #[derive(Default)]
 struct Deferred {
-    /// The key's bytes (parsed later, many at once), the message, the parsed signature.
-    ecdsa: Vec<(KeyBytes, [u8; 32], ecdsa::Signature)>,
+    ecdsa: Vec<EcdsaItem>,
     ecdsa_owner: Vec<u32>,
     /// For a `CHECKMULTISIG` check, its key in the [`Memo`]: the key, signature and message
     /// bytes.
     ecdsa_memo: Vec<Option<Box<[u8]>>>,
-    schnorr: Vec<([u8; 32], [u8; 32], [u8; 64])>,
+    schnorr: Vec<SchnorrItem>,
     schnorr_owner: Vec<u32>,
 }
 
@@ -891,12 +897,6 @@ pub const MAX_SCHNORR_BATCH: usize = 4096;
 /// Most signatures per step of a `verify_many` worker (a multiple of the eight lanes).
 const MANY_CHUNK: usize = 128;
 
-/// Signatures per step of a `verify_many` worker for `n` signatures on `threads` workers: an
-/// equal share each when that is below [`MANY_CHUNK`] (a small block still keeps every worker
-/// busy), rounded up to whole groups of eight.
-fn many_chunk(n: usize, threads: usize) -> usize {
-    n.div_ceil(threads.max(1)).next_multiple_of(8).clamp(8, MANY_CHUNK)
-}
 
 /// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
 /// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
@@ -1076,8 +1076,7 @@ fn verify_recorded(
     backend: Backend,
     mode: SigMode,
 ) -> Vec<(u32, bool)> {
-    let mut bad: Vec<(u32, bool)> = Vec::new();
-    let ok = verify_chunked(&all.ecdsa, threads, many_chunk(all.ecdsa.len(), threads), |items| {
+    let ecdsa_check = |items: &[EcdsaItem]| {
         let keys: Vec<&[u8]> = items.iter().map(|(k, _, _)| k.as_slice()).collect();
         let pks = PublicKey::parse_many_with(backend, &keys);
         let (idx, refs): (Vec<usize>, Vec<ecdsa::VerifyItem<'_>>) = items
@@ -1087,22 +1086,8 @@ fn verify_recorded(
             .filter_map(|(k, ((_, m, s), pk))| Some((k, (pk.as_ref().ok()?, m, s))))
             .unzip();
         scatter(items.len(), &idx, ecdsa::verify_many(backend, &refs))
-    });
-    for (k, valid) in ok.into_iter().enumerate() {
-        let key = all.ecdsa_memo[k].take();
-        if !valid {
-            bad.push((all.ecdsa_owner[k], key.is_some()));
-        }
-        if let Some(key) = key {
-            memo.insert(key, valid);
-        }
-    }
-    let schnorr_chunk = if mode.batches_schnorr() {
-        all.schnorr.len().div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH)
-    } else {
-        many_chunk(all.schnorr.len(), threads)
     };
-    let ok = verify_chunked(&all.schnorr, threads, schnorr_chunk, |items| {
+    let schnorr_check = |items: &[SchnorrItem]| {
         let keys: Vec<[u8; 32]> = items.iter().map(|(k, _, _)| *k).collect();
         let pks = XOnlyPublicKey::parse_many_with(backend, &keys);
         let (idx, refs): (Vec<usize>, Vec<schnorr::VerifyItem<'_>>) = items
@@ -1115,11 +1100,96 @@ fn verify_recorded(
             return vec![true; items.len()];
         }
         scatter(items.len(), &idx, schnorr::verify_many(backend, &refs))
-    });
+    };
+    // Batches are as large as an equal share allows; otherwise both lists are cut as one.
+    let schnorr_batch = mode
+        .batches_schnorr()
+        .then(|| all.schnorr.len().div_ceil(threads.max(1)).clamp(1, MAX_SCHNORR_BATCH));
+    let plan = chunk_plan(all.ecdsa.len(), all.schnorr.len(), schnorr_batch, threads);
+    let (ecdsa_ok, schnorr_ok) =
+        verify_planned(&plan, threads, |r| ecdsa_check(&all.ecdsa[r]), |r| schnorr_check(&all.schnorr[r]));
+    let mut bad: Vec<(u32, bool)> = Vec::new();
+    for (k, valid) in ecdsa_ok.into_iter().enumerate() {
+        let key = all.ecdsa_memo[k].take();
+        if !valid {
+            bad.push((all.ecdsa_owner[k], key.is_some()));
+        }
+        if let Some(key) = key {
+            memo.insert(key, valid);
+        }
+    }
     bad.extend(
-        ok.into_iter().enumerate().filter(|(_, valid)| !valid).map(|(k, _)| (all.schnorr_owner[k], false)),
+        schnorr_ok.into_iter().enumerate().filter(|(_, valid)| !valid).map(|(k, _)| (all.schnorr_owner[k], false)),
     );
     bad
+}
+
+/// A step of [`verify_planned`]: items `range` of the ECDSA list (`schnorr` false) or of the
+/// BIP340 list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Step {
+    schnorr: bool,
+    range: std::ops::Range<usize>,
+}
+
+/// The steps over `ecdsa` ECDSA checks, then `schnorr` BIP340 checks, for `threads` workers
+/// claiming them in order. With `schnorr_batch`, BIP340 steps have that size (the last may be
+/// smaller). Otherwise a step takes a share of what is left in both lists, `left / (2 ×
+/// threads)`, in whole groups of eight and at most [`MANY_CHUNK`], so the last steps are small
+/// and the workers finish together; a step never spans the two lists.
+fn chunk_plan(ecdsa: usize, schnorr: usize, schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
+    let threads = threads.max(1);
+    let mut plan = Vec::new();
+    let total = ecdsa + if schnorr_batch.is_some() { 0 } else { schnorr };
+    let mut at = 0;
+    while at < total {
+        let share = ((total - at) / (2 * threads)).next_multiple_of(8).clamp(8, MANY_CHUNK);
+        let (schnorr, base, len) = if at < ecdsa { (false, 0, ecdsa) } else { (true, ecdsa, schnorr) };
+        let start = at - base;
+        let end = (start + share).min(len);
+        plan.push(Step { schnorr, range: start..end });
+        at = base + end;
+    }
+    if let Some(batch) = schnorr_batch {
+        let mut start = 0;
+        while start < schnorr {
+            let end = (start + batch).min(schnorr);
+            plan.push(Step { schnorr: true, range: start..end });
+            start = end;
+        }
+    }
+    plan
+}
+
+/// Runs the steps of `plan` on `threads` workers claiming them in order, ECDSA steps with
+/// `ecdsa` and BIP340 steps with `schnorr`: the answers for each list, in order.
+fn verify_planned(
+    plan: &[Step],
+    threads: usize,
+    ecdsa: impl Fn(std::ops::Range<usize>) -> Vec<bool> + Sync,
+    schnorr: impl Fn(std::ops::Range<usize>) -> Vec<bool> + Sync,
+) -> (Vec<bool>, Vec<bool>) {
+    let cursor = AtomicUsize::new(0);
+    let work = || {
+        let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
+        loop {
+            let k = cursor.fetch_add(1, Ordering::Relaxed);
+            let Some(step) = plan.get(k) else { return done };
+            let ok = if step.schnorr { schnorr(step.range.clone()) } else { ecdsa(step.range.clone()) };
+            done.push((k, ok));
+        }
+    };
+    let len = |schnorr: bool| plan.iter().filter(|s| s.schnorr == schnorr).map(|s| s.range.end).max().unwrap_or(0);
+    let (mut ecdsa_ok, mut schnorr_ok) = (vec![false; len(false)], vec![false; len(true)]);
+    if plan.is_empty() {
+        return (ecdsa_ok, schnorr_ok);
+    }
+    for (k, ok) in on_workers(threads.min(plan.len()), work).into_iter().flatten() {
+        let step = &plan[k];
+        let out = if step.schnorr { &mut schnorr_ok } else { &mut ecdsa_ok };
+        out[step.range.clone()].copy_from_slice(&ok);
+    }
+    (ecdsa_ok, schnorr_ok)
 }
 
 /// `n` answers, `false` except at the positions `idx`, which take `ok` in order.
@@ -1127,36 +1197,6 @@ fn scatter(n: usize, idx: &[usize], ok: Vec<bool>) -> Vec<bool> {
     let mut out = vec![false; n];
     for (&i, v) in idx.iter().zip(ok) {
         out[i] = v;
-    }
-    out
-}
-
-/// `check` over `items` in chunks of at most `chunk`, claimed by `threads` workers: one answer
-/// per item, in order.
-fn verify_chunked<T: Sync>(
-    items: &[T],
-    threads: usize,
-    chunk: usize,
-    check: impl Fn(&[T]) -> Vec<bool> + Sync,
-) -> Vec<bool> {
-    if items.is_empty() {
-        return Vec::new();
-    }
-    let cursor = AtomicUsize::new(0);
-    let work = || {
-        let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
-        loop {
-            let start = cursor.fetch_add(chunk, Ordering::Relaxed);
-            if start >= items.len() {
-                return done;
-            }
-            let end = (start + chunk).min(items.len());
-            done.push((start, check(&items[start..end])));
-        }
-    };
-    let mut out = vec![false; items.len()];
-    for (start, ok) in on_workers(threads.min(items.len().div_ceil(chunk)), work).into_iter().flatten() {
-        out[start..start + ok.len()].copy_from_slice(&ok);
     }
     out
 }
@@ -1758,6 +1798,47 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every check is in exactly one step, in order; a step never spans the two lists; steps
+    /// are whole groups of eight (but the last of a list) and at most `MANY_CHUNK`, shrinking
+    /// toward the end; batches have the batch size.
+    #[test]
+    fn chunk_plan_covers_each_list_once() {
+        let sizes: [usize; 14] = [0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 500, 1000, 5678];
+        for &ecdsa in &sizes {
+            for &schnorr in &sizes {
+                for threads in [1, 2, 3, 8] {
+                    for batch in [None, Some(schnorr.div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH))] {
+                        let plan = chunk_plan(ecdsa, schnorr, batch, threads);
+                        for (list, n) in [(false, ecdsa), (true, schnorr)] {
+                            let steps: Vec<_> = plan.iter().filter(|s| s.schnorr == list).collect();
+                            let mut at = 0;
+                            for (k, s) in steps.iter().enumerate() {
+                                assert_eq!(s.range.start, at, "{ecdsa} {schnorr} {threads} {batch:?}");
+                                assert!(s.range.end > s.range.start);
+                                let len = s.range.len();
+                                let last = k + 1 == steps.len();
+                                match (list, batch) {
+                                    (true, Some(b)) => assert!(len == b || (last && len < b)),
+                                    _ => assert!(len <= MANY_CHUNK && (len % 8 == 0 || last)),
+                                }
+                                at = s.range.end;
+                            }
+                            assert_eq!(at, n);
+                        }
+                        // ECDSA steps come first.
+                        let first_schnorr = plan.iter().position(|s| s.schnorr).unwrap_or(plan.len());
+                        assert!(plan[first_schnorr..].iter().all(|s| s.schnorr));
+                    }
+                }
+            }
+        }
+        // Two workers, 5678 + 2375 checks: full steps first, eight at the end.
+        let plan = chunk_plan(5678, 2375, None, 2);
+        assert_eq!(plan[0].range.len(), MANY_CHUNK);
+        assert_eq!(plan.last().unwrap().range.len(), 2375 % 8);
+        assert!(plan.iter().rev().skip(1).take(3).all(|s| s.range.len() == 8));
+    }
 
     /// Scripts in which a failing `CHECKSIG` is part of a valid spend, and one in which a valid
     /// signature makes the spend fail: every signature mode gives the verdict and the failing
