@@ -897,7 +897,6 @@ pub const MAX_SCHNORR_BATCH: usize = 4096;
 /// Most signatures per step of a `verify_many` worker (a multiple of the eight lanes).
 const MANY_CHUNK: usize = 128;
 
-
 /// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
 /// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
 /// multisig whose signatures are not paired with the first keys tried; bounding the rounds
@@ -1119,7 +1118,11 @@ fn verify_recorded(
         }
     }
     bad.extend(
-        schnorr_ok.into_iter().enumerate().filter(|(_, valid)| !valid).map(|(k, _)| (all.schnorr_owner[k], false)),
+        schnorr_ok
+            .into_iter()
+            .enumerate()
+            .filter(|(_, valid)| !valid)
+            .map(|(k, _)| (all.schnorr_owner[k], false)),
     );
     bad
 }
@@ -1179,7 +1182,8 @@ fn verify_planned(
             done.push((k, ok));
         }
     };
-    let len = |schnorr: bool| plan.iter().filter(|s| s.schnorr == schnorr).map(|s| s.range.end).max().unwrap_or(0);
+    let len =
+        |schnorr: bool| plan.iter().filter(|s| s.schnorr == schnorr).map(|s| s.range.end).max().unwrap_or(0);
     let (mut ecdsa_ok, mut schnorr_ok) = (vec![false; len(false)], vec![false; len(true)]);
     if plan.is_empty() {
         return (ecdsa_ok, schnorr_ok);

@@ -157,9 +157,37 @@ pub fn open_maybe_compressed(path: &Path) -> Result<(Box<dyn Read>, Compression)
 
 /// Reads a whole file, decompressing it if needed.
 pub fn read_maybe_compressed(path: &Path) -> Result<Vec<u8>, SourceError> {
-    let (mut r, _) = open_maybe_compressed(path)?;
+    let name = display_name(path);
+    let raw = std::fs::read(path).map_err(io_err(&name))?;
+    match detect_compression(&raw) {
+        Compression::None => Ok(raw),
+        Compression::Zstd => zstd_whole(&raw).map_err(io_err(&name)),
+        _ => {
+            let (mut r, _) = open_maybe_compressed(path)?;
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).map_err(io_err(&name))?;
+            Ok(v)
+        }
+    }
+}
+
+/// Largest output [`zstd_whole`] decompresses in one pass.
+const ZSTD_ONE_PASS_MAX: usize = 256 << 20;
+
+/// Decompresses a whole zstd file. One pass into one buffer where the output fits in the size
+/// the frame states, or else in 32 times the input (up to [`ZSTD_ONE_PASS_MAX`]): the
+/// streaming decoder allocates the frame's whole window (128 MiB for files made with
+/// `--long`) and copies out of it. Anything else is streamed.
+fn zstd_whole(raw: &[u8]) -> io::Result<Vec<u8>> {
+    let stated = zstd::zstd_safe::get_frame_content_size(raw).ok().flatten();
+    let cap = stated.map_or(raw.len().saturating_mul(32), |n| usize::try_from(n).unwrap_or(usize::MAX));
+    if cap <= ZSTD_ONE_PASS_MAX {
+        if let Ok(v) = zstd::bulk::decompress(raw, cap) {
+            return Ok(v);
+        }
+    }
     let mut v = Vec::new();
-    r.read_to_end(&mut v).map_err(io_err(&display_name(path)))?;
+    zstd::stream::read::Decoder::new(raw)?.read_to_end(&mut v)?;
     Ok(v)
 }
 
@@ -614,6 +642,43 @@ pub fn display_hash(h: &[u8; 32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whole-file zstd: frames that state their size and frames that do not, several frames,
+    /// a ratio beyond the one-pass guess (streamed instead) and long-distance matching all
+    /// give back the input.
+    #[test]
+    fn zstd_whole_round_trips() {
+        let varied: Vec<u8> =
+            (0u32..300_000).flat_map(|i| (i.wrapping_mul(2_654_435_761) >> 13).to_le_bytes()).collect();
+        let zeros = vec![0u8; 4 << 20];
+        for data in [&varied[..], &zeros[..], &[][..], b"x"] {
+            // A frame stating its size.
+            let stated = zstd::bulk::compress(data, 3).unwrap();
+            assert_eq!(zstd_whole(&stated).unwrap(), data);
+            // Streamed frames state no size; with --long's 128 MiB window.
+            let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+            e.long_distance_matching(true).unwrap();
+            e.window_log(27).unwrap();
+            std::io::Write::write_all(&mut e, data).unwrap();
+            let streamed = e.finish().unwrap();
+            if data.len() > 1 {
+                assert_eq!(zstd::zstd_safe::get_frame_content_size(&streamed).ok().flatten(), None);
+            }
+            assert_eq!(zstd_whole(&streamed).unwrap(), data);
+            // Two frames.
+            let mut two = stated.clone();
+            two.extend_from_slice(&streamed);
+            assert_eq!(zstd_whole(&two).unwrap(), [data, data].concat());
+        }
+        // Zeros compress far beyond 32 times: streamed, still whole.
+        let mut e = zstd::stream::Encoder::new(Vec::new(), 19).unwrap();
+        std::io::Write::write_all(&mut e, &zeros).unwrap();
+        let z = e.finish().unwrap();
+        assert!(z.len() * 32 < zeros.len());
+        assert_eq!(zstd_whole(&z).unwrap(), zeros);
+        // A truncated file is an error.
+        assert!(zstd_whole(&z[..z.len() - 1]).is_err());
+    }
 
     fn record(magic: [u8; 4], payload: &[u8]) -> Vec<u8> {
         let mut v = magic.to_vec();
