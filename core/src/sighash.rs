@@ -95,11 +95,13 @@ pub struct TxContext<'a> {
     sha_spks: OnceLock<[u8; 32]>,
     bip143: OnceLock<Bip143Hashes>,
     /// BIP143 engine after `nVersion || hashPrevouts || hashSequence` for SIGHASH_ALL without
-    /// ANYONECANPAY: identical for every such input, so it is absorbed once.
-    bip143_prefix_all: OnceLock<Sha256>,
+    /// ANYONECANPAY: identical for every such input, so it is absorbed once. The engines are
+    /// boxed: a block has thousands of contexts, most of which need none of them, and a
+    /// smaller context is less memory to touch.
+    bip143_prefix_all: OnceLock<Box<Sha256>>,
     /// BIP341 engines after `tag || epoch || hash_type || nVersion || nLockTime || sha_*` for the
     /// non-ANYONECANPAY hash types 0..=3, whose prefix is identical for every input.
-    bip341_prefix: [OnceLock<Sha256>; 4],
+    bip341_prefix: OnceLock<Box<[OnceLock<Sha256>; 4]>>,
     /// Legacy hashing of large transactions: the engine after `nVersion || count ||
     /// inputs[0..i]` (other inputs' form under SIGHASH_ALL: empty script, own sequence) for
     /// every `i`, built in one pass the first time an ALL-class input asks.
@@ -126,7 +128,7 @@ impl<'a> TxContext<'a> {
             sha_spks: OnceLock::new(),
             bip143: OnceLock::new(),
             bip143_prefix_all: OnceLock::new(),
-            bip341_prefix: [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            bip341_prefix: OnceLock::new(),
             legacy_prefix: OnceLock::new(),
         }
     }
@@ -325,13 +327,11 @@ impl<'a> TxContext<'a> {
         let acp = hash_type & SIGHASH_ANYONECANPAY != 0;
         let mut e = if !acp && base != SIGHASH_SINGLE && base != SIGHASH_NONE {
             // Steps 1-3 are the same for every ALL-class input: absorb them once.
-            self.bip143_prefix_all
-                .get_or_init(|| {
-                    let mut e = Sha256::new();
-                    self.bip143_write_prefix(&mut e, hash_type);
-                    e
-                })
-                .clone()
+            Sha256::clone(self.bip143_prefix_all.get_or_init(|| {
+                let mut e = Sha256::new();
+                self.bip143_write_prefix(&mut e, hash_type);
+                Box::new(e)
+            }))
         } else {
             let mut e = Sha256::new();
             self.bip143_write_prefix(&mut e, hash_type);
@@ -471,7 +471,7 @@ impl<'a> TxContext<'a> {
         let mut e = if hash_type <= 3 {
             // Without ANYONECANPAY everything up to the input data is the same for every input
             // with this hash type: absorb it once per transaction.
-            self.bip341_prefix[hash_type as usize]
+            self.bip341_prefix.get_or_init(Default::default)[hash_type as usize]
                 .get_or_init(|| {
                     let mut e = tags::tap_sighash().engine();
                     e.update(&[0x00]);

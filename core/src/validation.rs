@@ -1667,7 +1667,14 @@ pub fn check_decoded_block_with_spent(
     let mut checks = None;
     let side = Side::new(|| {
         let t = Instant::now();
-        let r = connect_with_spent(block, spent, height, params, threads, backend, sig_mode, false);
+        // What the summary needs is kept; the rest is dropped here, beside the scripts, and so
+        // are the real spent outputs unless they differ from the given ones.
+        let r = connect_with_spent(block, spent, height, params, threads, backend, sig_mode, false).map(
+            |(checked, out, spent_outs)| {
+                let differ = (spent_outs != given).then_some(spent_outs);
+                (checked, out.fees, out.sigops_cost, differ)
+            },
+        );
         checks = Some((r, t.elapsed()));
     });
     let ts = Instant::now();
@@ -1675,23 +1682,21 @@ pub fn check_decoded_block_with_spent(
     let scripts = ts.elapsed();
     drop(side);
     let (checks, checks_time) = checks.expect("the side job has run");
-    let (checked, out, spent_outs) = checks?;
+    let (checked, fees, sigops_cost, differ) = checks?;
     // The scripts ran against the given outputs; where those differ from the real ones (only
     // when an input spends an output of this block and the list disagrees with it), the
     // scripts are verified again against the real ones.
-    let (scripts_ok, scripts) = if spent_outs == given {
-        (scripts_ok, scripts)
-    } else {
-        let ts = Instant::now();
-        (
-            verify_scripts_with(&block.txdata, &spent_outs, flags, threads, backend, sig_mode),
-            scripts + ts.elapsed(),
-        )
+    let (scripts_ok, scripts) = match differ {
+        None => (scripts_ok, scripts),
+        Some(real) => {
+            let ts = Instant::now();
+            (verify_scripts_with(&block.txdata, &real, flags, threads, backend, sig_mode), scripts + ts.elapsed())
+        }
     };
     scripts_ok.map_err(|f| script_failure(&checked, height, f))?;
     Ok(BlockCheckSummary {
         checks_beside_scripts: true,
-        ..summary(block, &checked, n_inputs, &out, params, height, checks_time, scripts)
+        ..summary(block, &checked, n_inputs, (fees, sigops_cost), params, height, checks_time, scripts)
     })
 }
 
@@ -1709,7 +1714,8 @@ fn check_with_spent_in_order(
     let (checked, out, _) =
         connect_with_spent(block, spent, height, params, threads, backend, sig_mode, true)?;
     let n_inputs = spent.len();
-    Ok(summary(block, &checked, n_inputs, &out, params, height, t.elapsed() - out.scripts, out.scripts))
+    let totals = (out.fees, out.sigops_cost);
+    Ok(summary(block, &checked, n_inputs, totals, params, height, t.elapsed() - out.scripts, out.scripts))
 }
 
 /// The checks of [`check_decoded_block_with_spent`] in Core's order, the scripts last when
@@ -1778,7 +1784,7 @@ fn summary(
     block: &Block,
     checked: &CheckedBlock,
     inputs: usize,
-    out: &ConnectOutcome,
+    (fees, sigops_cost): (i64, u64),
     params: &ChainParams,
     height: u32,
     checks: Duration,
@@ -1788,8 +1794,8 @@ fn summary(
         hash: checked.hash,
         txs: block.txdata.len(),
         inputs,
-        fees: out.fees,
-        sigops_cost: out.sigops_cost,
+        fees,
+        sigops_cost,
         coinbase_value: block.txdata[0].outputs.iter().map(|o| o.value).sum(),
         subsidy: params.block_subsidy(height),
         parse: Duration::ZERO,
