@@ -1690,7 +1690,10 @@ pub fn check_decoded_block_with_spent(
         None => (scripts_ok, scripts),
         Some(real) => {
             let ts = Instant::now();
-            (verify_scripts_with(&block.txdata, &real, flags, threads, backend, sig_mode), scripts + ts.elapsed())
+            (
+                verify_scripts_with(&block.txdata, &real, flags, threads, backend, sig_mode),
+                scripts + ts.elapsed(),
+            )
         }
     };
     scripts_ok.map_err(|f| script_failure(&checked, height, f))?;
