@@ -571,8 +571,8 @@ fn flat_inputs<'a>(
     (ctxs, flat)
 }
 
-/// Runs `work` on `threads` workers (the calling thread is one of them) and returns what each
-/// returned, in no particular order.
+/// Runs `work` on `threads` workers (the calling thread and its crew, see [`crate::crew`]) and
+/// returns what each returned, in no particular order.
 fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -> Vec<R> {
     on_workers_beside(threads, work, &Side::none())
 }
@@ -609,12 +609,12 @@ fn on_workers_beside<R: Send>(threads: usize, work: impl Fn() -> R + Sync, side:
     if threads <= 1 {
         return vec![work()];
     }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads - 1).map(|_| s.spawn(work)).collect();
-        let mut all = vec![work()];
-        all.extend(handles.into_iter().map(|h| h.join().expect("script worker panicked")));
-        all
-    })
+    let all = std::sync::Mutex::new(Vec::with_capacity(threads));
+    crate::crew::on_crew(threads, &|| {
+        let r = work();
+        all.lock().expect("no panics while held").push(r);
+    });
+    all.into_inner().expect("no panics while held")
 }
 
 /// The worker pool of [`verify_scripts`] over the inputs `flat` (in block order): the failure

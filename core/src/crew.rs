@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Helper threads kept between the phases of the parallel checks.
+//!
+//! The parallel script check runs in phases (the scripts with their signature checks
+//! deferred, the recorded signatures, a second round, the exact re-check), each one job on
+//! every worker. Spawning scoped threads for every phase starts a thread each time, and on a
+//! virtual machine whose other CPU has gone idle such a start has been measured at several
+//! milliseconds. A crew's helpers are started once per calling thread and kept: after a job a
+//! helper spins for [`SPIN`] waiting for the next one (the next phase usually follows within
+//! a millisecond), then sleeps until woken.
+//!
+//! [`on_crew`] is the entry point; a call made from inside a crew job (nested) runs on
+//! freshly spawned scoped threads instead.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long an idle helper spins for the next job before it sleeps.
+const SPIN: Duration = Duration::from_millis(2);
+
+/// The round number that tells the helpers to exit.
+const STOP: u64 = u64::MAX;
+
+/// The current job, its lifetime erased (see [`Crew::run`]).
+#[derive(Clone, Copy)]
+struct JobPtr(*const (dyn Fn() + Sync + 'static));
+
+// SAFETY: the pointee is `Sync`, so calling it from several threads is sound; the pointer is
+// dereferenced only while `Crew::run` keeps the job alive.
+unsafe impl Send for JobPtr {}
+
+struct Shared {
+    /// Bumped for every job; helpers wait for it to change. [`STOP`] ends them.
+    round: AtomicU64,
+    /// The round of the current job, the job, and how many helpers (the first ones) take
+    /// part; `None` between jobs.
+    job: Mutex<Option<(u64, JobPtr, usize)>>,
+    /// Helpers of the current round that have not finished it.
+    running: AtomicUsize,
+    /// The first panic of a helper in the current round.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// Held to sleep on `wake` (helpers) or `done` (the caller).
+    sleep: Mutex<()>,
+    wake: Condvar,
+    done: Condvar,
+}
+
+impl Shared {
+    fn lock_sleep(&self) -> MutexGuard<'_, ()> {
+        self.sleep.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Helper threads of one calling thread.
+struct Crew {
+    shared: Arc<Shared>,
+    helpers: Vec<JoinHandle<()>>,
+}
+
+impl Crew {
+    fn new() -> Crew {
+        let shared = Arc::new(Shared {
+            round: AtomicU64::new(0),
+            job: Mutex::new(None),
+            running: AtomicUsize::new(0),
+            panic: Mutex::new(None),
+            sleep: Mutex::new(()),
+            wake: Condvar::new(),
+            done: Condvar::new(),
+        });
+        Crew { shared, helpers: Vec::new() }
+    }
+
+    /// Grows the crew to at least `n` helpers.
+    fn reserve(&mut self, n: usize) {
+        while self.helpers.len() < n {
+            let index = self.helpers.len();
+            let shared = Arc::clone(&self.shared);
+            let seen = shared.round.load(Ordering::Acquire);
+            self.helpers.push(
+                std::thread::Builder::new()
+                    .name("fullverify-crew".into())
+                    .spawn(move || helper(&shared, index, seen))
+                    .expect("spawning a crew thread"),
+            );
+        }
+    }
+
+    /// Runs `job` on the calling thread and on the first `helpers` helpers, and returns when
+    /// all have finished it. A panic of the job on any thread is resumed here, after every
+    /// helper has finished.
+    fn run(&self, job: &(dyn Fn() + Sync), helpers: usize) {
+        debug_assert!(helpers <= self.helpers.len());
+        let s = &*self.shared;
+        let ptr: *const (dyn Fn() + Sync + '_) = job;
+        // SAFETY: only the lifetime changes (same pointer layout). The helpers call the job
+        // only between the round bump below and their decrement of `running`, and this
+        // function does not return (nor unwind) before `running` is zero, so `job` outlives
+        // every use; the slot is cleared before returning.
+        let ptr = JobPtr(unsafe {
+            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(ptr)
+        });
+        // Only the crew's own thread starts rounds.
+        let round = s.round.load(Ordering::Acquire) + 1;
+        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some((round, ptr, helpers));
+        s.running.store(helpers, Ordering::Release);
+        s.round.store(round, Ordering::Release);
+        {
+            let _g = s.lock_sleep();
+            s.wake.notify_all();
+        }
+        let mine = catch_unwind(AssertUnwindSafe(job));
+        // Wait for the helpers: spin first, then sleep.
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while s.running.load(Ordering::Acquire) != 0 {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) && start.elapsed() > SPIN {
+                let mut g = s.lock_sleep();
+                while s.running.load(Ordering::Acquire) != 0 {
+                    g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
+                }
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Err(p) = mine {
+            resume_unwind(p);
+        }
+        if let Some(p) = s.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            resume_unwind(p);
+        }
+    }
+}
+
+impl Drop for Crew {
+    fn drop(&mut self) {
+        self.shared.round.store(STOP, Ordering::Release);
+        {
+            let _g = self.shared.lock_sleep();
+            self.shared.wake.notify_all();
+        }
+        for h in self.helpers.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A helper's life: wait for a new round, take part if among the first `n` helpers.
+///
+/// A helper that takes part in a round is counted in `running`, so that round cannot end, nor
+/// a later one start, before it has run the job: it always finds its round's job in the
+/// slot. A helper left out may look late, when the slot is empty or holds a later round; it
+/// then takes that later round if it is in it, or waits for the next.
+fn helper(s: &Shared, index: usize, mut seen: u64) {
+    let mut spin = false;
+    loop {
+        let now = wait_round(s, seen, spin);
+        if now == STOP {
+            return;
+        }
+        let slot = *s.job.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((round, job, n)) = slot.filter(|&(round, _, n)| round > seen && index < n) else {
+            // Left out, or the round is over: sleep again right away instead of spinning.
+            seen = now;
+            spin = false;
+            continue;
+        };
+        debug_assert!(index < n);
+        seen = round;
+        spin = true;
+        // SAFETY: `Crew::run` keeps the job alive until `running` is zero, which needs this
+        // helper's decrement below.
+        let f = unsafe { &*job.0 };
+        if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
+            s.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+        }
+        if s.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _g = s.lock_sleep();
+            s.done.notify_all();
+        }
+    }
+}
+
+/// Waits for a round other than `seen` (spinning first when `spin`) and returns it.
+fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
+    if spin {
+        let start = Instant::now();
+        let mut spins = 0u32;
+        loop {
+            let r = s.round.load(Ordering::Acquire);
+            if r != seen {
+                return r;
+            }
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) && start.elapsed() > SPIN {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+    }
+    let mut g = s.lock_sleep();
+    loop {
+        let r = s.round.load(Ordering::Acquire);
+        if r != seen {
+            return r;
+        }
+        g = s.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+thread_local! {
+    static CREW: RefCell<Option<Crew>> = const { RefCell::new(None) };
+}
+
+/// Runs `job` on `workers` threads, the calling thread one of them, and returns when all have
+/// finished it. The other `workers − 1` are this thread's crew (started on first use, grown
+/// when more are asked for, kept until the thread ends); a nested call, made from inside a
+/// job, spawns scoped threads instead.
+pub(crate) fn on_crew(workers: usize, job: &(dyn Fn() + Sync)) {
+    if workers <= 1 {
+        job();
+        return;
+    }
+    let ran = CREW.with(|c| {
+        let Ok(mut slot) = c.try_borrow_mut() else { return false };
+        let crew = slot.get_or_insert_with(Crew::new);
+        crew.reserve(workers - 1);
+        crew.run(job, workers - 1);
+        true
+    });
+    if !ran {
+        std::thread::scope(|s| {
+            for _ in 1..workers {
+                s.spawn(job);
+            }
+            job();
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Every worker runs each job once, on distinct threads, for changing worker counts; jobs
+    /// borrow the caller's locals; nested calls work.
+    #[test]
+    fn every_worker_runs_each_job_once() {
+        for workers in [1, 2, 3, 2, 5, 1, 4] {
+            for _ in 0..50 {
+                let ids = Mutex::new(Vec::new());
+                let count = AtomicUsize::new(0);
+                on_crew(workers, &|| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                    ids.lock().unwrap().push(std::thread::current().id());
+                });
+                assert_eq!(count.into_inner(), workers);
+                let ids = ids.into_inner().unwrap();
+                assert_eq!(ids.iter().collect::<HashSet<_>>().len(), workers);
+                assert!(ids.contains(&std::thread::current().id()));
+            }
+        }
+        let total = AtomicUsize::new(0);
+        on_crew(2, &|| on_crew(3, &|| _ = total.fetch_add(1, Ordering::Relaxed)));
+        assert_eq!(total.into_inner(), 6);
+    }
+
+    /// Short jobs with the number of workers changing every time: helpers left out of a round
+    /// look at the job slot late, when it is empty or holds a later round, and must neither
+    /// run a job twice nor miss one.
+    #[test]
+    fn changing_worker_counts_back_to_back() {
+        let counts = [4, 2, 3, 1, 4, 2, 2, 3];
+        for k in 0..3_000 {
+            let workers = counts[k % counts.len()];
+            let count = AtomicUsize::new(0);
+            on_crew(workers, &|| _ = count.fetch_add(1, Ordering::Relaxed));
+            assert_eq!(count.into_inner(), workers, "call {k}");
+        }
+    }
+
+    /// A panic in a helper or in the caller reaches the caller after every worker has
+    /// finished, and the crew keeps working afterwards.
+    #[test]
+    fn panics_reach_the_caller() {
+        let caller = std::thread::current().id();
+        for in_caller in [false, true] {
+            let finished = AtomicUsize::new(0);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                on_crew(3, &|| {
+                    if (std::thread::current().id() == caller) == in_caller {
+                        panic!("job failed");
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                    finished.fetch_add(1, Ordering::Relaxed);
+                });
+            }));
+            assert!(r.is_err());
+            let count = AtomicUsize::new(0);
+            on_crew(3, &|| _ = count.fetch_add(1, Ordering::Relaxed));
+            assert_eq!(count.into_inner(), 3);
+        }
+    }
+}
