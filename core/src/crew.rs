@@ -245,6 +245,42 @@ pub(crate) fn on_crew(workers: usize, job: &(dyn Fn() + Sync)) {
     }
 }
 
+/// Runs `a` and `b`, on two workers when `threads` is two or more (the calling thread and one
+/// of its crew, the helpers the parallel checks use next), and returns both results. Each
+/// worker takes whichever closure has not started, so a helper slow to start costs nothing.
+///
+/// ```
+/// let (x, y) = fullverify::crew::join(2, || 6 * 7, || "read");
+/// assert_eq!((x, y), (42, "read"));
+/// ```
+pub fn join<A: Send, B: Send>(
+    threads: usize,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if threads <= 1 {
+        let ra = a();
+        return (ra, b());
+    }
+    let (a, b) = (Mutex::new(Some(a)), Mutex::new(Some(b)));
+    let (ra, rb) = (Mutex::new(None), Mutex::new(None));
+    fn take<T>(m: &Mutex<Option<T>>) -> Option<T> {
+        m.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+    on_crew(2, &|| loop {
+        if let Some(f) = take(&a) {
+            let r = f();
+            *ra.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        } else if let Some(f) = take(&b) {
+            let r = f();
+            *rb.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        } else {
+            break;
+        }
+    });
+    (take(&ra).expect("a has run"), take(&rb).expect("b has run"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +307,12 @@ mod tests {
         let total = AtomicUsize::new(0);
         on_crew(2, &|| on_crew(3, &|| _ = total.fetch_add(1, Ordering::Relaxed)));
         assert_eq!(total.into_inner(), 6);
+        // `join` borrows, returns both results, and runs both on one thread too.
+        let v = [1u64, 2, 3];
+        for threads in [1, 2, 4] {
+            let (sum, len) = join(threads, || v.iter().sum::<u64>(), || v.len());
+            assert_eq!((sum, len), (6, 3));
+        }
     }
 
     /// Short jobs with the number of workers changing every time: helpers left out of a round

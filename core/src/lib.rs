@@ -44,7 +44,7 @@
 pub mod backend;
 pub mod chain;
 pub mod chainstate;
-mod crew;
+pub mod crew;
 pub mod encode;
 pub mod hash;
 pub mod muhash;

@@ -789,22 +789,15 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
         SpentFormatArg::Auto => None,
     };
     // With two or more threads the spent-output file is read (decompressed, and decoded where
-    // the format allows) on a second thread while this one reads and decodes the block.
+    // the format allows) on a second thread while this one reads and decodes the block; that
+    // thread is the helper the script checks use next.
     let read_block = || {
         read_single_block(path).and_then(|raw| match Block::from_bytes(&raw) {
             Ok(b) => Ok((raw, b)),
             Err(e) => Err(format!("{}: not a block: {e}", display_name(path))),
         })
     };
-    let (block_read, early) = if threads > 1 {
-        std::thread::scope(|s| {
-            let spent = s.spawn(|| read_spent_early(spent_path, format));
-            let block = read_block();
-            (block, spent.join().expect("reader thread panicked"))
-        })
-    } else {
-        (read_block(), read_spent_early(spent_path, format))
-    };
+    let (block_read, early) = fullverify::crew::join(threads, read_block, || read_spent_early(spent_path, format));
     let (raw, block) = match block_read {
         Ok(r) => r,
         Err(e) => {
