@@ -797,7 +797,8 @@ fn run_block(cli: &Cli, path: &Path, threads: usize, backend: Backend) -> u8 {
             Err(e) => Err(format!("{}: not a block: {e}", display_name(path))),
         })
     };
-    let (block_read, early) = fullverify::crew::join(threads, read_block, || read_spent_early(spent_path, format));
+    let (block_read, early) =
+        fullverify::crew::join(threads, read_block, || read_spent_early(spent_path, format));
     let (raw, block) = match block_read {
         Ok(r) => r,
         Err(e) => {
