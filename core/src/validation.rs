@@ -959,59 +959,51 @@ fn verify_scripts_beside(
     mode: SigMode,
     side: &Side<'_>,
 ) -> Result<(), ScriptFailure> {
-    let r = verify_scripts_rounds(txs, spent, flags, threads, backend, mode, side);
+    // Whatever path the checks take, the side job has run before this returns (it runs here
+    // when no worker took it, e.g. with no inputs).
+    let r = (|| {
+        let exact = BackendVerifier(backend);
+        let (ctxs, flat) = flat_inputs(txs, spent);
+        if mode == SigMode::Inline {
+            return run_flat(&ctxs, &flat, flags, threads, &exact, side);
+        }
+        let threads = threads.max(1);
+        let mut memo = Memo::new();
+        let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
+        let mut doubt: Vec<u32> = Vec::new();
+        for round in 0..DEFERRED_ROUNDS {
+            if pending.is_empty() {
+                break;
+            }
+            let side = if round == 0 { side } else { &Side::none() };
+            let (all, failed) =
+                deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo, side);
+            let bad = verify_recorded(all, &mut memo, threads, backend, mode);
+            doubt.extend(failed);
+            pending.clear();
+            for (owner, multisig) in bad {
+                if multisig && round + 1 < DEFERRED_ROUNDS {
+                    pending.push(owner);
+                } else {
+                    doubt.push(owner);
+                }
+            }
+            pending.sort_unstable();
+            pending.dedup();
+            // An input is re-run in the next round or verified exactly, not both.
+            doubt.retain(|p| pending.binary_search(p).is_err());
+        }
+        doubt.extend(pending);
+        if doubt.is_empty() {
+            return Ok(());
+        }
+        doubt.sort_unstable();
+        doubt.dedup();
+        let suspects: Vec<(u32, u32)> = doubt.iter().map(|&p| flat[p as usize]).collect();
+        run_flat(&ctxs, &suspects, flags, threads, &exact, &Side::none())
+    })();
     side.run();
     r
-}
-
-fn verify_scripts_rounds(
-    txs: &[Transaction],
-    spent: &[Vec<TxOut>],
-    flags: ScriptFlags,
-    threads: usize,
-    backend: Backend,
-    mode: SigMode,
-    side: &Side<'_>,
-) -> Result<(), ScriptFailure> {
-    let exact = BackendVerifier(backend);
-    let (ctxs, flat) = flat_inputs(txs, spent);
-    if mode == SigMode::Inline {
-        return run_flat(&ctxs, &flat, flags, threads, &exact, side);
-    }
-    let threads = threads.max(1);
-    let mut memo = Memo::new();
-    let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
-    let mut doubt: Vec<u32> = Vec::new();
-    for round in 0..DEFERRED_ROUNDS {
-        if pending.is_empty() {
-            break;
-        }
-        let side = if round == 0 { side } else { &Side::none() };
-        let (all, failed) =
-            deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo, side);
-        let bad = verify_recorded(all, &mut memo, threads, backend, mode);
-        doubt.extend(failed);
-        pending.clear();
-        for (owner, multisig) in bad {
-            if multisig && round + 1 < DEFERRED_ROUNDS {
-                pending.push(owner);
-            } else {
-                doubt.push(owner);
-            }
-        }
-        pending.sort_unstable();
-        pending.dedup();
-        // An input is re-run in the next round or verified exactly, not both.
-        doubt.retain(|p| pending.binary_search(p).is_err());
-    }
-    doubt.extend(pending);
-    if doubt.is_empty() {
-        return Ok(());
-    }
-    doubt.sort_unstable();
-    doubt.dedup();
-    let suspects: Vec<(u32, u32)> = doubt.iter().map(|&p| flat[p as usize]).collect();
-    run_flat(&ctxs, &suspects, flags, threads, &exact, &Side::none())
 }
 
 /// Step 1 of [`verify_scripts_with`] over the inputs at `positions` of `flat`: the checks
