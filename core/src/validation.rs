@@ -1641,7 +1641,13 @@ pub fn check_decoded_block_with_spent(
     let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
     let hash = block.block_hash();
     if threads < 2 || spent.len() != n_inputs || check_block_header(&block.header, &hash, params).is_err() {
-        return check_with_spent_in_order(block, spent, height, params, threads, backend, sig_mode);
+        // One step after the other.
+        let t = Instant::now();
+        let (checked, out, _) =
+            connect_with_spent(block, spent, height, params, threads, backend, sig_mode, true)?;
+        let totals = (out.fees, out.sigops_cost);
+        let checks = t.elapsed() - out.scripts;
+        return Ok(summary(block, &checked, n_inputs, totals, params, height, checks, out.scripts));
     }
     let flags = script_flags(params, height, &hash);
     // The outputs spent by each transaction, as given; the checks below find the real ones
@@ -1693,24 +1699,6 @@ pub fn check_decoded_block_with_spent(
         checks_beside_scripts: true,
         ..summary(block, &checked, n_inputs, (fees, sigops_cost), params, height, checks_time, scripts)
     })
-}
-
-/// [`check_decoded_block_with_spent`], one step after the other.
-fn check_with_spent_in_order(
-    block: &Block,
-    spent: &[Coin],
-    height: u32,
-    params: &'static ChainParams,
-    threads: usize,
-    backend: Backend,
-    sig_mode: SigMode,
-) -> Result<BlockCheckSummary, BlockError> {
-    let t = Instant::now();
-    let (checked, out, _) =
-        connect_with_spent(block, spent, height, params, threads, backend, sig_mode, true)?;
-    let n_inputs = spent.len();
-    let totals = (out.fees, out.sigops_cost);
-    Ok(summary(block, &checked, n_inputs, totals, params, height, t.elapsed() - out.scripts, out.scripts))
 }
 
 /// The checks of [`check_decoded_block_with_spent`] in Core's order, the scripts last when
