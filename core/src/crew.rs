@@ -23,6 +23,12 @@ use std::time::{Duration, Instant};
 /// How long an idle helper spins for the next job before it sleeps.
 const SPIN: Duration = Duration::from_millis(2);
 
+/// How long the calling thread waits for its helpers to finish a job without sleeping:
+/// spinning for [`SPIN`], then yielding its CPU between looks. On a virtual machine a thread
+/// woken from sleep on an idle CPU was measured to start about 2 ms late, so a caller that
+/// slept while its helper finished the last millisecond of a job lost two more.
+const WAIT_AWAKE: Duration = Duration::from_millis(50);
+
 /// The round number that tells the helpers to exit.
 const STOP: u64 = u64::MAX;
 
@@ -82,10 +88,14 @@ impl Crew {
             let index = self.helpers.len();
             let shared = Arc::clone(&self.shared);
             let seen = shared.round.load(Ordering::Acquire);
+            let spawner = current_cpu();
             self.helpers.push(
                 std::thread::Builder::new()
                     .name("fullverify-crew".into())
-                    .spawn(move || helper(&shared, index, seen))
+                    .spawn(move || {
+                        leave_cpu(spawner);
+                        helper(&shared, index, seen)
+                    })
                     .expect("spawning a crew thread"),
             );
         }
@@ -115,17 +125,24 @@ impl Crew {
             s.wake.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(job));
-        // Wait for the helpers: spin first, then sleep.
+        // Wait for the helpers: spin, then yield between looks, then sleep.
         let start = Instant::now();
         let mut spins = 0u32;
         while s.running.load(Ordering::Acquire) != 0 {
             spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) && start.elapsed() > SPIN {
-                let mut g = s.lock_sleep();
-                while s.running.load(Ordering::Acquire) != 0 {
-                    g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
+            if spins.is_multiple_of(64) {
+                let waited = start.elapsed();
+                if waited > WAIT_AWAKE {
+                    let mut g = s.lock_sleep();
+                    while s.running.load(Ordering::Acquire) != 0 {
+                        g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
+                    }
+                    break;
                 }
-                break;
+                if waited > SPIN {
+                    std::thread::yield_now();
+                    continue;
+                }
             }
             std::hint::spin_loop();
         }
@@ -150,6 +167,62 @@ impl Drop for Crew {
             let _ = h.join();
         }
     }
+}
+
+/// The CPU the calling thread runs on, where the platform tells.
+fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sched_getcpu takes nothing and only returns a number (−1 on failure).
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Moves a new helper off `spawner`, the CPU its spawner ran on, when the scheduler started
+/// it there and another CPU is allowed; its CPU mask is then restored.
+///
+/// The scheduler usually starts a new thread on an idle CPU, but on a virtual machine whose
+/// other CPU had gone idle it was seen to start it on its spawner's CPU, ahead of the spawner,
+/// and the two then shared that CPU for 2–10 ms until the load balancer moved one: the whole
+/// first phase ran on one CPU. Narrowing the mask moves the helper at once; the restored mask
+/// lets the scheduler place it freely from then on.
+fn leave_cpu(spawner: Option<usize>) {
+    #[cfg(target_os = "linux")]
+    {
+        let Some(spawner) = spawner else { return };
+        if current_cpu() != Some(spawner) {
+            return;
+        }
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: cpu_set_t is a plain bit array, for which all zeros is the empty set.
+        let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: pid 0 is this thread; `allowed` is a writable set of `size` bytes.
+        if unsafe { libc::sched_getaffinity(0, size, &mut allowed) } != 0
+            || spawner >= libc::CPU_SETSIZE as usize
+        {
+            return;
+        }
+        let mut away = allowed;
+        // SAFETY: `spawner` is below CPU_SETSIZE, checked above, so the bit is inside the set.
+        let others = unsafe {
+            libc::CPU_CLR(spawner, &mut away);
+            libc::CPU_COUNT(&away)
+        };
+        if others == 0 {
+            return;
+        }
+        // SAFETY: pid 0 is this thread; both sets are `size` bytes and the first is not empty.
+        unsafe {
+            if libc::sched_setaffinity(0, size, &away) == 0 {
+                libc::sched_setaffinity(0, size, &allowed);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = spawner;
 }
 
 /// A helper's life: wait for a new round, take part if among the first `n` helpers.
@@ -350,5 +423,42 @@ mod tests {
             on_crew(3, &|| _ = count.fetch_add(1, Ordering::Relaxed));
             assert_eq!(count.into_inner(), 3);
         }
+    }
+
+    /// A thread started on its spawner's CPU moves to another allowed one and gets its mask
+    /// back; on any other CPU, or without a spawner CPU, nothing changes. Needs two allowed
+    /// CPUs (skipped, and said, otherwise).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_helper_on_its_spawners_cpu_moves_off_it() {
+        fn allowed() -> Vec<usize> {
+            // SAFETY: all zeros is the empty set; pid 0 is this thread; the set has `size` bytes.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set), 0);
+                (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+            }
+        }
+        let mask = allowed();
+        if mask.len() < 2 || current_cpu().is_none() {
+            eprintln!("skipped: needs two allowed CPUs and sched_getcpu ({} allowed)", mask.len());
+            return;
+        }
+        std::thread::spawn(move || {
+            // The scheduler may move the thread right after it left; one clean move suffices.
+            let moved = (0..5).any(|_| {
+                let here = current_cpu().expect("sched_getcpu");
+                leave_cpu(Some(here));
+                current_cpu() != Some(here)
+            });
+            assert!(moved, "the thread stayed on its CPU");
+            assert_eq!(allowed(), mask, "the CPU mask was not restored");
+            leave_cpu(None);
+            let elsewhere = mask.iter().copied().find(|&c| Some(c) != current_cpu()).unwrap();
+            leave_cpu(Some(elsewhere));
+            assert_eq!(allowed(), mask);
+        })
+        .join()
+        .unwrap();
     }
 }

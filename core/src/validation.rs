@@ -547,21 +547,23 @@ pub fn verify_scripts<V: SigVerifier>(
     threads: usize,
     verifier: &V,
 ) -> Result<(), ScriptFailure> {
-    let (ctxs, flat) = flat_inputs(txs, spent);
+    let (ctxs, flat) = flat_inputs(txs, spent, threads);
     run_flat(&ctxs, &flat, flags, threads, verifier, &Side::none())
 }
 
 /// Every transaction's sighash context (`None` for the coinbase) and the flat list of inputs
-/// to check as (transaction, input) pairs in block order.
+/// to check as (transaction, input) pairs in block order. With two or more threads the
+/// contexts of the second half of the block are written by a crew helper (fresh memory:
+/// most of this step is the page faults).
 fn flat_inputs<'a>(
     txs: &'a [Transaction],
     spent: &'a [Vec<TxOut>],
+    threads: usize,
 ) -> (Vec<Option<TxContext<'a>>>, Vec<(u32, u32)>) {
-    let ctxs: Vec<Option<TxContext<'_>>> = txs
-        .iter()
-        .zip(spent)
-        .map(|(tx, s)| if tx.is_coinbase() { None } else { Some(TxContext::new(tx, Some(s))) })
-        .collect();
+    let ctxs = build_in_two(threads, txs.len(), txs.len() / 2, |t| {
+        let tx = &txs[t];
+        (!tx.is_coinbase()).then(|| TxContext::new(tx, spent.get(t).map(Vec::as_slice)))
+    });
     let mut flat: Vec<(u32, u32)> = Vec::new();
     for (t, tx) in txs.iter().enumerate() {
         if ctxs[t].is_some() {
@@ -569,6 +571,32 @@ fn flat_inputs<'a>(
         }
     }
     (ctxs, flat)
+}
+
+/// Lists shorter than this are built on one thread by [`build_in_two`].
+const SPLIT_MIN: usize = 256;
+
+/// `[f(0), f(1), …, f(n − 1)]`. With two or more threads and at least [`SPLIT_MIN`] items,
+/// the items from `mid` on are made by a crew helper (see [`crate::crew::join`]) while this
+/// thread makes the ones before, each writing its own part of the result.
+fn build_in_two<R: Send>(threads: usize, n: usize, mid: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let mut v = Vec::with_capacity(n);
+    if threads < 2 || n < SPLIT_MIN || mid == 0 || mid >= n {
+        v.extend((0..n).map(f));
+        return v;
+    }
+    fn fill<R>(slots: &mut [std::mem::MaybeUninit<R>], first: usize, f: &impl Fn(usize) -> R) {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            slot.write(f(first + k));
+        }
+    }
+    let (lo, hi) = v.spare_capacity_mut()[..n].split_at_mut(mid);
+    crate::crew::join(threads, || fill(lo, 0, &f), || fill(hi, mid, &f));
+    // SAFETY: the two halves cover slots 0..n (capacity n), and `join` returns only after
+    // both have written every slot of theirs; a panic in either is resumed by `join` before
+    // this line, leaving the vector empty (what was written leaks, nothing is read).
+    unsafe { v.set_len(n) };
+    v
 }
 
 /// Runs `work` on `threads` workers (the calling thread and its crew, see [`crate::crew`]) and
@@ -963,7 +991,7 @@ fn verify_scripts_beside(
     // when no worker took it, e.g. with no inputs).
     let r = (|| {
         let exact = BackendVerifier(backend);
-        let (ctxs, flat) = flat_inputs(txs, spent);
+        let (ctxs, flat) = flat_inputs(txs, spent, threads);
         if mode == SigMode::Inline {
             return run_flat(&ctxs, &flat, flags, threads, &exact, side);
         }
@@ -1043,9 +1071,12 @@ fn deferred_round(
         }
         (v.items.into_inner().expect("no panics while held"), failed)
     };
-    let mut all = Deferred::default();
-    let mut failed: Vec<u32> = Vec::new();
-    for (d, f) in on_workers_beside(threads.min(positions.len().div_ceil(CHUNK).max(1)), work, side) {
+    let mut parts = on_workers_beside(threads.min(positions.len().div_ceil(CHUNK).max(1)), work, side);
+    // The others are appended to the largest part (the order of the checks does not matter:
+    // each names its owner).
+    let largest = (0..parts.len()).max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.schnorr.len());
+    let (mut all, mut failed) = largest.map(|k| parts.swap_remove(k)).unwrap_or_default();
+    for (d, f) in parts {
         all.ecdsa.extend(d.ecdsa);
         all.ecdsa_owner.extend(d.ecdsa_owner);
         all.ecdsa_memo.extend(d.ecdsa_memo);
@@ -1652,16 +1683,24 @@ pub fn check_decoded_block_with_spent(
     let flags = script_flags(params, height, &hash);
     // The outputs spent by each transaction, as given; the checks below find the real ones
     // (an input may spend an output of this block).
-    let mut given: Vec<Vec<TxOut>> = Vec::with_capacity(block.txdata.len());
+    // Built in two halves of about equal input counts (one on a crew helper).
+    let mut first_input: Vec<usize> = Vec::with_capacity(block.txdata.len());
     let mut k = 0;
     for tx in &block.txdata {
-        if tx.is_coinbase() {
-            given.push(Vec::new());
-        } else {
-            given.push(spent[k..k + tx.inputs.len()].iter().map(|c| c.out.clone()).collect());
+        first_input.push(k);
+        if !tx.is_coinbase() {
             k += tx.inputs.len();
         }
     }
+    let mid = first_input.partition_point(|&i| i < n_inputs / 2);
+    let given: Vec<Vec<TxOut>> = build_in_two(threads, block.txdata.len(), mid, |t| {
+        let tx = &block.txdata[t];
+        if tx.is_coinbase() {
+            Vec::new()
+        } else {
+            spent[first_input[t]..first_input[t] + tx.inputs.len()].iter().map(|c| c.out.clone()).collect()
+        }
+    });
     let mut checks = None;
     let side = Side::new(|| {
         let t = Instant::now();
@@ -1791,6 +1830,30 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both halves land in order for every split point, on one thread or two, with items that
+    /// own heap memory; a panic in either half reaches the caller.
+    #[test]
+    fn build_in_two_is_the_serial_list() {
+        for n in [0, 1, SPLIT_MIN - 1, SPLIT_MIN, 1000] {
+            let serial: Vec<String> = (0..n).map(|i| format!("item {i}")).collect();
+            for mid in [0, 1, n / 3, n / 2, n.saturating_sub(1), n, n + 1] {
+                for threads in [1, 2, 4] {
+                    assert_eq!(
+                        build_in_two(threads, n, mid, |i| format!("item {i}")),
+                        serial,
+                        "{n} {mid} {threads}"
+                    );
+                }
+            }
+        }
+        for bad in [10, 900] {
+            let r = std::panic::catch_unwind(|| {
+                build_in_two(2, 1000, 500, |i| if i == bad { panic!("item {i}") } else { vec![i; 3] })
+            });
+            assert!(r.is_err());
+        }
+    }
 
     /// Every check is in exactly one step, in order; a step never spans the two lists; steps
     /// are whole groups of eight (but the last of a list) and at most `MANY_CHUNK`, shrinking
