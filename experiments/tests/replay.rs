@@ -287,6 +287,38 @@ fn signature_modes_are_recorded_and_give_the_same_results() {
     assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
 }
 
+/// `--malloc tuned` (the default) and `--malloc default` validate the same block to the same
+/// result, and each packet records what was set (on glibc; null elsewhere).
+#[test]
+fn malloc_settings_are_recorded_and_give_the_same_results() {
+    let (Some(b), Some(sp)) = (
+        vector("blocks_with_prevouts/mainnet_866342.block.zst"),
+        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
+    ) else {
+        return;
+    };
+    let sc = Scratch::new("malloc");
+    let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
+    let implicit = ok_packet(&sc, "implicit", &base);
+    let tuned = ok_packet(&sc, "tuned", &[&base[..], &["--malloc", "tuned"]].concat());
+    let default = ok_packet(&sc, "default", &[&base[..], &["--malloc", "default"]].concat());
+    assert_eq!(implicit["block"], tuned["block"]);
+    assert_eq!(default["block"], tuned["block"]);
+    let glibc = cfg!(all(target_os = "linux", target_env = "gnu")) && tuned["allocator"] == "system";
+    if glibc {
+        assert_eq!(implicit["malloc"], tuned["malloc"]);
+        assert_eq!(tuned["malloc"]["settings"], "tuned");
+        let values = tuned["malloc"]["values"].as_object().unwrap();
+        assert_eq!(values.len(), 3);
+        // glibc took every value (it refuses an mmap threshold above 32 MiB).
+        assert!(values.values().all(Value::is_u64), "{values:?}");
+        assert_eq!(default["malloc"]["settings"], "default");
+        assert!(default["malloc"]["values"].as_object().unwrap().is_empty());
+    } else {
+        assert!(tuned["malloc"].is_null() && default["malloc"].is_null());
+    }
+}
+
 /// Framed records of a file, as `(offset, payload)`.
 fn records(data: &[u8]) -> Vec<(usize, Vec<u8>)> {
     let mut v = Vec::new();
@@ -511,6 +543,7 @@ fn bad_command_lines_exit_2_with_a_message() {
         (vec!["--source", "block", s(&scratch_file), "--stop-height", "3"], "apply only to chain sources"),
         (vec!["--dbcache", "0"], "--dbcache"),
         (vec!["--sig-checks", "later"], "expected inline or many"),
+        (vec!["--malloc", "huge"], "--malloc"),
     ];
     for (args, needle) in cases {
         let out = Command::new(BIN).args(&args).stdin(Stdio::null()).output().unwrap();
@@ -537,6 +570,7 @@ fn bad_command_lines_exit_2_with_a_message() {
         "--spent",
         "--spent-format",
         "--height",
+        "--malloc",
         "--quiet",
         "core-blocks",
     ] {
