@@ -5,6 +5,8 @@
 # baselines into results/baselines/:
 #   alloc-corpus    system vs mimalloc, default chaingen corpus, --threads 2
 #   alloc-866342    system vs mimalloc, mainnet block 866342 with its spent outputs, --threads 2
+#   malloc-corpus   system allocator, --malloc default vs --malloc tuned, default corpus, --threads 2
+#   malloc-866342   system allocator, --malloc default vs --malloc tuned, block 866342, --threads 2
 #   threads-866342  --threads 1 vs --threads 2, block 866342, canonical allocator
 #   threads-corpus  --threads 1 vs --threads 2, default corpus, canonical allocator
 #   sigmode-866342  --sig-checks inline vs many, block 866342, --threads 2
@@ -46,6 +48,14 @@ ALLOC_BLOCK=$(ab --name alloc-866342 --pairs "$BLOCK_PAIRS" \
   --control "system::$BIN/replay-system::--threads 2 $BLOCK" \
   --candidate "mimalloc::$BIN/replay-mimalloc::--threads 2 $BLOCK" \
   --note "allocator calibration, block 866342; canonical allocator: $CANONICAL_ALLOC")
+ab --name malloc-corpus --pairs "$CORPUS_PAIRS" \
+  --control "glibc default::$BIN/replay-system::--threads 2 --malloc default" \
+  --candidate "glibc tuned::$BIN/replay-system::--threads 2 --malloc tuned" \
+  --note "glibc malloc settings (replay --malloc), default corpus"
+ab --name malloc-866342 --pairs "$BLOCK_PAIRS" \
+  --control "glibc default::$BIN/replay-system::--threads 2 --malloc default $BLOCK" \
+  --candidate "glibc tuned::$BIN/replay-system::--threads 2 --malloc tuned $BLOCK" \
+  --note "glibc malloc settings (replay --malloc), block 866342"
 ab --name threads-866342 --pairs "$BLOCK_PAIRS" \
   --control "1 thread::$CANON::--threads 1 $BLOCK" \
   --candidate "2 threads::$CANON::--threads 2 $BLOCK" \
@@ -64,6 +74,6 @@ ab --name sigmode-corpus --pairs "$CORPUS_PAIRS" \
   --note "signature checks inline vs deferred to verify_many, default corpus, $CANONICAL_ALLOC allocator"
 
 ARM=control; [ "$CANONICAL_ALLOC" = mimalloc ] && ARM=candidate
-POSTURE="replay with the $CANONICAL_ALLOC allocator, --threads 2, the backend Backend::detect() picks, every signature checked"
+POSTURE="replay with the $CANONICAL_ALLOC allocator (with the system one: --malloc tuned, the default), --threads 2, the backend Backend::detect() picks, every signature checked"
 "$PY" experiments/python/baseline.py --name replay-default --abrun "$ALLOC_CORPUS" --arm "$ARM" --posture "$POSTURE"
 "$PY" experiments/python/baseline.py --name replay-866342 --abrun "$ALLOC_BLOCK" --arm "$ARM" --posture "$POSTURE"
