@@ -23,6 +23,14 @@ fn vector(rel: &str) -> Option<PathBuf> {
     p
 }
 
+/// Mainnet block 866342 and its spent outputs (Floresta JSON), or `None` as [`vector`].
+fn block_866342() -> Option<(PathBuf, PathBuf)> {
+    Some((
+        vector("blocks_with_prevouts/mainnet_866342.block.zst")?,
+        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst")?,
+    ))
+}
+
 /// A fresh scratch directory, removed when dropped.
 struct Scratch(PathBuf);
 
@@ -205,10 +213,7 @@ fn single_blocks_with_spent_outputs() {
         assert!(p.get("error").is_none());
     }
     // The height comes from the coinbase when not given (BIP34).
-    if let (Some(b), Some(sp)) = (
-        vector("blocks_with_prevouts/mainnet_866342.block.zst"),
-        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
-    ) {
+    if let Some((b, sp)) = block_866342() {
         let p = ok_packet(&sc, "bip34", &["--source", "block", s(&b), "--spent", s(&sp), "--threads", "1"]);
         assert_eq!(p["block"]["height"], 866_342);
         // One spent output changed: the block is rejected with exit code 1.
@@ -234,12 +239,7 @@ fn single_blocks_with_spent_outputs() {
 /// block's counts nor the error of a rejected block.
 #[test]
 fn signature_modes_are_recorded_and_give_the_same_results() {
-    let (Some(b), Some(sp)) = (
-        vector("blocks_with_prevouts/mainnet_866342.block.zst"),
-        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
-    ) else {
-        return;
-    };
+    let Some((b, sp)) = block_866342() else { return };
     let sc = Scratch::new("batch_schnorr");
     let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
     let modes: [(&str, &[&str]); 4] = [
@@ -291,12 +291,7 @@ fn signature_modes_are_recorded_and_give_the_same_results() {
 /// result, and each packet records what was set (on glibc; null elsewhere).
 #[test]
 fn malloc_settings_are_recorded_and_give_the_same_results() {
-    let (Some(b), Some(sp)) = (
-        vector("blocks_with_prevouts/mainnet_866342.block.zst"),
-        vector("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
-    ) else {
-        return;
-    };
+    let Some((b, sp)) = block_866342() else { return };
     let sc = Scratch::new("malloc");
     let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
     let implicit = ok_packet(&sc, "implicit", &base);
