@@ -64,6 +64,7 @@
 
 use core::fmt;
 
+pub(crate) mod field;
 // Off x86-64 only the tests and `field_chain_x8_with` run the eight-lane kernels (on the
 // portable model).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]

@@ -354,9 +354,118 @@ pub fn join<A: Send, B: Send>(
     (take(&ra).expect("a has run"), take(&rb).expect("b has run"))
 }
 
+// ---------------------------------------------------------------------------------------------
+// Work spread over the caller and its crew
+// ---------------------------------------------------------------------------------------------
+
+/// Lists shorter than this are built on one thread by [`build_in_two`].
+pub(crate) const SPLIT_MIN: usize = 256;
+
+/// `[f(0), f(1), …, f(n − 1)]`. With two or more threads and at least [`SPLIT_MIN`] items,
+/// the items from `mid` on are made by a crew helper (see [`join`]) while this
+/// thread makes the ones before, each writing its own part of the result.
+pub(crate) fn build_in_two<R: Send>(
+    threads: usize,
+    n: usize,
+    mid: usize,
+    f: impl Fn(usize) -> R + Sync,
+) -> Vec<R> {
+    let mut v = Vec::with_capacity(n);
+    if threads < 2 || n < SPLIT_MIN || mid == 0 || mid >= n {
+        v.extend((0..n).map(f));
+        return v;
+    }
+    fn fill<R>(slots: &mut [std::mem::MaybeUninit<R>], first: usize, f: &impl Fn(usize) -> R) {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            slot.write(f(first + k));
+        }
+    }
+    let (lo, hi) = v.spare_capacity_mut()[..n].split_at_mut(mid);
+    join(threads, || fill(lo, 0, &f), || fill(hi, mid, &f));
+    // SAFETY: the two halves cover slots 0..n (capacity n), and `join` returns only after
+    // both have written every slot of theirs; a panic in either is resumed by `join` before
+    // this line, leaving the vector empty (what was written leaks, nothing is read).
+    unsafe { v.set_len(n) };
+    v
+}
+
+/// Runs `work` on `threads` workers (the calling thread and its crew) and
+/// returns what each returned, in no particular order.
+pub(crate) fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -> Vec<R> {
+    on_workers_beside(threads, work, &Side::none())
+}
+
+/// A job run by the first worker to start, before it claims its share of the work (once in
+/// all); see [`on_workers_beside`].
+pub(crate) struct Side<'a>(std::sync::Mutex<Option<Box<dyn FnOnce() + Send + 'a>>>);
+
+impl<'a> Side<'a> {
+    pub(crate) fn new(job: impl FnOnce() + Send + 'a) -> Side<'a> {
+        Side(std::sync::Mutex::new(Some(Box::new(job))))
+    }
+
+    pub(crate) fn none() -> Side<'a> {
+        Side(std::sync::Mutex::new(None))
+    }
+
+    /// Runs the job unless it has run.
+    pub(crate) fn run(&self) {
+        let job = self.0.lock().expect("no panics while held").take();
+        if let Some(job) = job {
+            job();
+        }
+    }
+}
+
+/// [`on_workers`], the first worker to start running `side` first: the other workers share
+/// the work meanwhile, and the one that ran it claims what is left.
+pub(crate) fn on_workers_beside<R: Send>(
+    threads: usize,
+    work: impl Fn() -> R + Sync,
+    side: &Side<'_>,
+) -> Vec<R> {
+    let work = || {
+        side.run();
+        work()
+    };
+    if threads <= 1 {
+        return vec![work()];
+    }
+    let all = std::sync::Mutex::new(Vec::with_capacity(threads));
+    on_crew(threads, &|| {
+        let r = work();
+        all.lock().expect("no panics while held").push(r);
+    });
+    all.into_inner().expect("no panics while held")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both halves land in order for every split point, on one thread or two, with items that
+    /// own heap memory; a panic in either half reaches the caller.
+    #[test]
+    fn build_in_two_is_the_serial_list() {
+        for n in [0, 1, SPLIT_MIN - 1, SPLIT_MIN, 1000] {
+            let serial: Vec<String> = (0..n).map(|i| format!("item {i}")).collect();
+            for mid in [0, 1, n / 3, n / 2, n.saturating_sub(1), n, n + 1] {
+                for threads in [1, 2, 4] {
+                    assert_eq!(
+                        build_in_two(threads, n, mid, |i| format!("item {i}")),
+                        serial,
+                        "{n} {mid} {threads}"
+                    );
+                }
+            }
+        }
+        for bad in [10, 900] {
+            let r = std::panic::catch_unwind(|| {
+                build_in_two(2, 1000, 500, |i| if i == bad { panic!("item {i}") } else { vec![i; 3] })
+            });
+            assert!(r.is_err());
+        }
+    }
     use std::collections::HashSet;
 
     /// Every worker runs each job once, on distinct threads, for changing worker counts; jobs

@@ -147,7 +147,7 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
 
 /// `RIPEMD160(SHA256(data))`: Bitcoin's HASH160.
 pub fn hash160(data: &[u8]) -> [u8; 20] {
-    ripemd160(&super::sha256(data))
+    ripemd160(&super::sha256::sha256(data))
 }
 
 #[cfg(test)]

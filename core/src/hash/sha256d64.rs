@@ -15,7 +15,7 @@
 // The schedule constants serve the x86-64 kernel (and its tests) only.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::{compress_blocks, state_to_bytes, IV};
+use super::sha256::{compress_blocks, state_to_bytes, IV};
 #[cfg(target_arch = "x86_64")]
 use crate::backend::BackendKind;
 use crate::Backend;

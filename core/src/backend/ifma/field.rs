@@ -279,15 +279,6 @@ impl<L: Lanes> Fe5x52x8<L> {
         let t = t.sqr_n(6).mul(&x2);
         t.sqr_n(2)
     }
-
-    /// Per-lane inverse (0 ↦ 0) through the scalar field: one safegcd inversion and 24
-    /// multiplications (Montgomery's trick over the eight lanes). Variable time.
-    #[inline(always)]
-    pub(crate) fn inv_lanes_var(&self) -> Self {
-        let mut v = self.to_lanes();
-        crate::secp256k1::field::batch_inv_var(&mut v);
-        Self::from_lanes(&v)
-    }
 }
 
 /// p in 52-bit limbs (for tests and the canonical-form check).

@@ -10,7 +10,8 @@
 //! returns magnitude 1; `normalize` returns the unique representative in [0, p) with
 //! n₀..n₃ < 2^52 and n₄ < 2^48. The bounds are checked with `debug_assert!`s.
 
-use crate::secp256k1::field::FieldOps;
+pub(crate) use crate::backend::field::Fe5x52;
+use crate::backend::field::FieldOps;
 
 const M52: u64 = 0xF_FFFF_FFFF_FFFF;
 const M48: u64 = 0xFFFF_FFFF_FFFF;
@@ -20,10 +21,6 @@ const C: u64 = 0x1_0000_03D1;
 const R: u64 = C << 4;
 /// p in 5×52 limbs.
 const P0: u64 = 0xF_FFFE_FFFF_FC2F;
-
-/// A field element in 5×52 representation with lazy reduction (see module docs).
-#[derive(Clone, Copy, Debug)]
-pub struct Fe5x52(pub [u64; 5]);
 
 #[inline(always)]
 fn check_mag(a: &[u64; 5], m: u64) {

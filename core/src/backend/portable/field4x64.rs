@@ -186,7 +186,7 @@ impl Fe4x64 {
 /// the rest (values kept below 2^256, folded by C) is the limb arithmetic of this module.
 macro_rules! impl_field_ops_4x64 {
     ($t:ty) => {
-        impl $crate::secp256k1::field::FieldOps for $t {
+        impl $crate::backend::field::FieldOps for $t {
             const ZERO: Self = <$t>::ZERO;
             const ONE: Self = <$t>::ONE;
             #[inline(always)]

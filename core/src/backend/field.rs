@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The field-kernel contract: [`FieldOps`], which each backend's GF(p) kernels implement
+//! (mul, sqr, add, negate, normalize), and [`Fe5x52`], the one representation every backend
+//! converts to and from (public key, point and field-element types store it).
+//!
+//! The contract sits with the kernels that implement it, below the curve code that uses it:
+//! `backend::{portable, x86_64_asm}` implement it, `secp256k1::field` writes the derived
+//! operations (inverses, square root, batch inverse) once over it. `Fe5x52`'s kernels and
+//! magnitude rules are in `backend::portable::field`.
+
+use core::fmt;
+
+/// A field element in 5×52 representation with lazy reduction (see `backend::portable::field`).
+#[derive(Clone, Copy, Debug)]
+pub struct Fe5x52(pub [u64; 5]);
+
+/// Machine-level field kernels of one backend. Each backend implements it in its own folder
+/// (`backend::portable`, `backend::x86_64_asm`); the derived operations over it are in
+/// `secp256k1::field`.
+pub(crate) trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
+    const ZERO: Self;
+    const ONE: Self;
+    /// From little-endian words of a value < 2^256 (magnitude 1, maybe ≥ p).
+    fn from_u64x4(a: [u64; 4]) -> Self;
+    /// Little-endian words. Precondition: normalized.
+    fn to_u64x4(&self) -> [u64; 4];
+    fn mul(&self, b: &Self) -> Self;
+    fn sqr(&self) -> Self;
+    fn add(&self, b: &Self) -> Self;
+    fn mul_int(&self, k: u32) -> Self;
+    fn negate(&self, m: u32) -> Self;
+    fn normalize_weak(&self) -> Self;
+    fn normalize(&self) -> Self;
+    fn normalizes_to_zero_var(&self) -> bool;
+    /// Precondition: normalized.
+    fn is_odd(&self) -> bool;
+
+    /// Repeated squaring a^(2^n).
+    #[inline(always)]
+    fn sqr_n(&self, n: usize) -> Self {
+        let mut r = *self;
+        for _ in 0..n {
+            r = r.sqr();
+        }
+        r
+    }
+    /// Equality of values mod p (variable time).
+    #[inline(always)]
+    fn eq_var(&self, b: &Self) -> bool {
+        self.add(&b.negate(1)).normalizes_to_zero_var()
+    }
+    /// From 32 big-endian bytes; `None` when the value is ≥ p.
+    fn from_be_bytes(b: &[u8; 32]) -> Option<Self> {
+        let w = words_from_be(b);
+        if ge_p(&w) {
+            None
+        } else {
+            Some(Self::from_u64x4(w))
+        }
+    }
+    /// From the portable representation that public types store (input magnitude ≤ 1 per
+    /// the 5×52 rules). The Portable backend overrides this with the identity.
+    #[inline(always)]
+    fn from_portable(a: &Fe5x52) -> Self {
+        Self::from_u64x4(a.normalize().to_u64x4())
+    }
+    /// To the portable representation, normalized. The Portable backend overrides this with
+    /// the identity (keeping the input's magnitude).
+    #[inline(always)]
+    fn to_portable(&self) -> Fe5x52 {
+        Fe5x52::from_u64x4(self.normalize().to_u64x4())
+    }
+}
+
+/// p as little-endian words.
+pub(crate) const P_WORDS: [u64; 4] =
+    [0xFFFF_FFFE_FFFF_FC2F, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF];
+
+/// Big-endian bytes to little-endian words.
+#[inline]
+pub(crate) fn words_from_be(b: &[u8; 32]) -> [u64; 4] {
+    core::array::from_fn(|i| u64::from_be_bytes(b[24 - 8 * i..32 - 8 * i].try_into().unwrap()))
+}
+
+/// Little-endian words to big-endian bytes.
+#[inline]
+pub(crate) fn words_to_be(w: &[u64; 4]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for i in 0..4 {
+        out[24 - 8 * i..32 - 8 * i].copy_from_slice(&w[i].to_be_bytes());
+    }
+    out
+}
+
+/// Whether little-endian words `a` ≥ `b` (variable time).
+#[inline]
+pub(crate) fn words_ge(a: &[u64; 4], b: &[u64; 4]) -> bool {
+    for i in (0..4).rev() {
+        if a[i] != b[i] {
+            return a[i] > b[i];
+        }
+    }
+    true
+}
+
+#[inline]
+fn ge_p(w: &[u64; 4]) -> bool {
+    words_ge(w, &P_WORDS)
+}

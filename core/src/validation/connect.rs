@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Connecting a block to the UTXO set: Core's `ConnectBlock` (`src/validation.cpp`) with
+//! `CheckTxInputs`, `SequenceLocks` (`src/consensus/tx_verify.cpp`), BIP30 and the sigop cost.
+
+use super::block::{CheckedBlock, MAX_BLOCK_SIGOPS_COST};
+use super::deferred::{verify_scripts_with, SigMode};
+use super::error::BlockError;
+use super::scripts::script_failure;
+use crate::backend::Backend;
+use crate::chain::{ChainParams, COINBASE_MATURITY};
+use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY};
+use crate::script::opcodes::is_unspendable;
+use crate::script::sigops::transaction_sigop_cost;
+use crate::script::ScriptFlags;
+use crate::utxo::Coin;
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+/// Where [`connect_block`] reads coins from (the chainstate's cache, or a given list).
+pub trait CoinSource {
+    /// The error of a failed lookup.
+    type Error;
+    /// The unspent coin at `op` before this block.
+    fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, Self::Error>;
+}
+
+/// The changes a valid block makes to the UTXO set.
+#[derive(Clone, Debug, Default)]
+pub struct BlockDelta {
+    /// Coins that existed before the block and are spent by it (outpoint, coin).
+    pub spent: Vec<(OutPoint, Coin)>,
+    /// Coins the block adds that are still unspent at its end; the flag says whether it is a
+    /// coinbase output (a possible overwrite of a duplicate coinbase).
+    pub created: Vec<(OutPoint, Coin)>,
+}
+
+/// What the chain context supplies to [`connect_block`].
+pub struct ConnectContext<'a> {
+    /// The network's consensus parameters.
+    pub params: &'static ChainParams,
+    /// Height of the block being connected.
+    pub height: u32,
+    /// Script flags of this block.
+    pub flags: ScriptFlags,
+    /// Median time past of the block at a height (ancestors only); `None` in single-block mode,
+    /// where time-based BIP68 locks are not checked.
+    pub mtp: Option<&'a dyn Fn(u32) -> i64>,
+    /// Whether BIP30 is checked (Core's `fEnforceBIP30` after the BIP34 skip).
+    pub enforce_bip30: bool,
+    /// Whether to verify scripts (false only for blocks covered by assumevalid).
+    pub verify_scripts: bool,
+    /// Script-check worker threads (≥ 1; the calling thread is one of them).
+    pub threads: usize,
+    /// Signature backend for script checks.
+    pub backend: Backend,
+    /// How the signature checks are done ([`verify_scripts_with`]); the verdict and the
+    /// failure reported are the same in every mode.
+    pub sig_mode: SigMode,
+}
+
+/// Per-block counts and timings of [`connect_block`].
+#[derive(Clone, Debug, Default)]
+pub struct ConnectOutcome {
+    /// The changes to the UTXO set.
+    pub delta: BlockDelta,
+    /// All inputs, the coinbase's included (Core's `nInputs`).
+    pub inputs: usize,
+    /// Total signature-operation cost of the block.
+    pub sigops_cost: u64,
+    /// Sum of the transaction fees in satoshis.
+    pub fees: i64,
+    /// Time spent reading coins from the source (BIP30 lookups included).
+    pub fetch: Duration,
+    /// Time spent verifying input scripts.
+    pub scripts: Duration,
+}
+
+/// An error from [`connect_block`]: the block is invalid, or the coin source failed.
+#[derive(Debug)]
+pub enum ConnectError<E> {
+    /// The block breaks a consensus rule.
+    Invalid(BlockError),
+    /// The coin source failed; nothing can be said about the block.
+    Source(E),
+}
+
+fn money_range(v: i64) -> bool {
+    (0..=MAX_MONEY).contains(&v)
+}
+
+/// BIP68 sequence-lock flags.
+const SEQUENCE_DISABLE: u32 = 1 << 31;
+const SEQUENCE_TYPE_TIME: u32 = 1 << 22;
+const SEQUENCE_MASK: u32 = 0x0000_ffff;
+const SEQUENCE_GRANULARITY: u32 = 9;
+
+/// `CalculateSequenceLocks` + `EvaluateSequenceLocks` for a transaction in the block at
+/// `height`; `prev_heights[i]` is the creation height of input i's coin.
+fn sequence_locks_ok(
+    tx: &Transaction,
+    prev_heights: &[u32],
+    height: u32,
+    mtp: Option<&dyn Fn(u32) -> i64>,
+) -> bool {
+    if tx.version < 2 {
+        return true;
+    }
+    let (mut min_height, mut min_time) = (-1i64, -1i64);
+    for (i, inp) in tx.inputs.iter().enumerate() {
+        if inp.sequence & SEQUENCE_DISABLE != 0 {
+            continue;
+        }
+        let ch = prev_heights[i] as i64;
+        let v = (inp.sequence & SEQUENCE_MASK) as i64;
+        if inp.sequence & SEQUENCE_TYPE_TIME != 0 {
+            if let Some(mtp) = mtp {
+                let coin_time = mtp((ch - 1).max(0) as u32);
+                min_time = min_time.max(coin_time + (v << SEQUENCE_GRANULARITY) - 1);
+            }
+        } else {
+            min_height = min_height.max(ch + v - 1);
+        }
+    }
+    if min_height >= height as i64 {
+        return false;
+    }
+    match mtp {
+        Some(mtp) if height > 0 => min_time < mtp(height - 1),
+        _ => true,
+    }
+}
+
+/// `ConnectBlock` after the header and block checks: reads the spent coins from `source`
+/// (coins created earlier in the same block are taken from the block), applies every rule, and
+/// returns the delta without changing anything.
+pub fn connect_block<S: CoinSource>(
+    block: &Block,
+    checked: &CheckedBlock,
+    ctx: &ConnectContext<'_>,
+    source: &mut S,
+) -> Result<ConnectOutcome, ConnectError<S::Error>> {
+    let (mut out, spent_outs) = connect_inputs(block, checked, ctx, source)?;
+    if ctx.verify_scripts {
+        let ts = Instant::now();
+        verify_scripts_with(&block.txdata, &spent_outs, ctx.flags, ctx.threads, ctx.backend, ctx.sig_mode)
+            .map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)))?;
+        out.scripts = ts.elapsed();
+    }
+    Ok(out)
+}
+
+/// What [`connect_inputs`] gives: the outcome and the outputs spent by each transaction.
+type Connected = (ConnectOutcome, Vec<Vec<TxOut>>);
+
+/// Everything [`connect_block`] checks except the input scripts, and the outputs spent by each
+/// transaction (empty for the coinbase), which the scripts are verified against.
+pub(super) fn connect_inputs<S: CoinSource>(
+    block: &Block,
+    checked: &CheckedBlock,
+    ctx: &ConnectContext<'_>,
+    source: &mut S,
+) -> Result<Connected, ConnectError<S::Error>> {
+    let height = ctx.height;
+    let at = |r: &str, t: usize, i: Option<usize>| {
+        ConnectError::Invalid(BlockError {
+            tx: Some((t, checked.txids[t])),
+            input: i,
+            ..BlockError::new(r, checked.hash, height)
+        })
+    };
+    let mut fetch = Duration::ZERO;
+    // BIP30: no output of this block may overwrite an unspent coin.
+    if ctx.enforce_bip30 {
+        let tf = Instant::now();
+        for (t, tx) in block.txdata.iter().enumerate() {
+            for vout in 0..tx.outputs.len() as u32 {
+                let op = OutPoint { txid: checked.txids[t], vout };
+                if source.coin(&op).map_err(ConnectError::Source)?.is_some() {
+                    return Err(at("bad-txns-BIP30", t, None));
+                }
+            }
+        }
+        fetch += tf.elapsed();
+    }
+    // Coins created in this block and not yet spent, and pre-block coins spent so far.
+    let mut created: HashMap<OutPoint, Coin> = HashMap::new();
+    let mut spent_before: HashSet<OutPoint> = HashSet::new();
+    let mut delta_spent: Vec<(OutPoint, Coin)> = Vec::new();
+    let mut spent_outs: Vec<Vec<TxOut>> = Vec::with_capacity(block.txdata.len());
+    let (mut fees, mut sigops, mut inputs) = (0i64, 0u64, 0usize);
+    for (t, tx) in block.txdata.iter().enumerate() {
+        inputs += tx.inputs.len();
+        let mut coins: Vec<Coin> = Vec::new();
+        if !tx.is_coinbase() {
+            // HaveInputs: every input present and unspent.
+            let tf = Instant::now();
+            for (i, inp) in tx.inputs.iter().enumerate() {
+                let c = if let Some(c) = created.remove(&inp.prevout) {
+                    Some(c)
+                } else if spent_before.contains(&inp.prevout) {
+                    None
+                } else {
+                    match source.coin(&inp.prevout).map_err(ConnectError::Source)? {
+                        Some(c) => {
+                            spent_before.insert(inp.prevout);
+                            delta_spent.push((inp.prevout, c.clone()));
+                            Some(c)
+                        }
+                        None => None,
+                    }
+                };
+                match c {
+                    Some(c) => coins.push(c),
+                    None => {
+                        fetch += tf.elapsed();
+                        return Err(at("bad-txns-inputs-missingorspent", t, Some(i)));
+                    }
+                }
+            }
+            fetch += tf.elapsed();
+            // CheckTxInputs.
+            let mut value_in = 0i64;
+            for (i, c) in coins.iter().enumerate() {
+                if c.coinbase && height.saturating_sub(c.height) < COINBASE_MATURITY {
+                    return Err(at("bad-txns-premature-spend-of-coinbase", t, Some(i)));
+                }
+                value_in = value_in.saturating_add(c.out.value);
+                if !money_range(c.out.value) || !money_range(value_in) {
+                    return Err(at("bad-txns-inputvalues-outofrange", t, Some(i)));
+                }
+            }
+            let value_out: i64 = tx.outputs.iter().map(|o| o.value).sum();
+            if value_in < value_out {
+                return Err(at("bad-txns-in-belowout", t, None));
+            }
+            let fee = value_in - value_out;
+            if !money_range(fee) {
+                return Err(at("bad-txns-fee-outofrange", t, None));
+            }
+            fees += fee;
+            if !money_range(fees) {
+                return Err(at("bad-txns-accumulated-fee-outofrange", t, None));
+            }
+            // BIP68 (CSV active).
+            if height >= ctx.params.csv_height {
+                let prev_heights: Vec<u32> = coins.iter().map(|c| c.height).collect();
+                if !sequence_locks_ok(tx, &prev_heights, height, ctx.mtp) {
+                    return Err(at("bad-txns-nonfinal", t, None));
+                }
+            }
+        }
+        let outs: Vec<TxOut> = coins.into_iter().map(|c| c.out).collect();
+        sigops += transaction_sigop_cost(tx, &outs, ctx.flags);
+        if sigops > MAX_BLOCK_SIGOPS_COST {
+            return Err(at("bad-blk-sigops", t, None));
+        }
+        spent_outs.push(outs);
+        for (vout, o) in tx.outputs.iter().enumerate() {
+            if is_unspendable(&o.script_pubkey) {
+                continue;
+            }
+            let op = OutPoint { txid: checked.txids[t], vout: vout as u32 };
+            created.insert(op, Coin { out: o.clone(), height, coinbase: tx.is_coinbase() });
+        }
+    }
+    let cb_out: i64 = block.txdata[0].outputs.iter().map(|o| o.value).sum();
+    if cb_out > fees + ctx.params.block_subsidy(height) {
+        return Err(at("bad-cb-amount", 0, None));
+    }
+    // Deterministic order of created coins: block order.
+    let mut created_v: Vec<(OutPoint, Coin)> = Vec::with_capacity(created.len());
+    for (t, tx) in block.txdata.iter().enumerate() {
+        for vout in 0..tx.outputs.len() as u32 {
+            let op = OutPoint { txid: checked.txids[t], vout };
+            if let Some(c) = created.remove(&op) {
+                created_v.push((op, c));
+            }
+        }
+    }
+    let out = ConnectOutcome {
+        delta: BlockDelta { spent: delta_spent, created: created_v },
+        inputs,
+        sigops_cost: sigops,
+        fees,
+        fetch,
+        scripts: Duration::ZERO,
+    };
+    Ok((out, spent_outs))
+}

@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Deferred signature checks: the scripts run with their ECDSA and BIP340 checks recorded, which
+//! are then verified many at a time or in batches; no Core counterpart (Core checks inline).
+
+use super::scripts::{flat_inputs, run_flat, ScriptFailure, CHUNK};
+use crate::backend::{Backend, BackendKind};
+use crate::crew::{on_workers, on_workers_beside, Side};
+use crate::encode::{Transaction, TxOut};
+use crate::script::interpreter::{verify_input, SigVerifier};
+use crate::script::{BackendVerifier, ScriptFlags};
+use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
+use crate::sighash::TxContext;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// mode gives the same verdicts and reports the same failing input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SigMode {
+    /// Each check is done when the interpreter reaches it.
+    #[default]
+    Inline,
+    /// BIP340 checks are deferred and verified in batches ([`schnorr::verify_batch_with`]);
+    /// ECDSA checks are done inline.
+    BatchSchnorr,
+    /// ECDSA checks (outside `CHECKMULTISIG`) and BIP340 checks are deferred, then verified many
+    /// at a time with [`ecdsa::verify_many`] and [`schnorr::verify_many`]: eight per AVX-512
+    /// register on an Ifma token.
+    Many,
+    /// [`SigMode::Many`] for ECDSA, with the BIP340 checks batched as in
+    /// [`SigMode::BatchSchnorr`].
+    ManyBatchSchnorr,
+}
+
+impl SigMode {
+    /// Every mode, in the order of [`SigMode::name`]'s list.
+    pub const ALL: [SigMode; 4] =
+        [SigMode::Inline, SigMode::BatchSchnorr, SigMode::Many, SigMode::ManyBatchSchnorr];
+
+    /// The faster mode for `backend` when BIP340 checks are not batched: [`SigMode::Many`] on
+    /// an Ifma token (where `verify_many` runs eight lanes at once), [`SigMode::Inline`]
+    /// elsewhere (where `verify_many` is a loop over single checks and deferring only adds
+    /// bookkeeping).
+    pub fn for_backend(backend: Backend) -> SigMode {
+        if backend.kind() == BackendKind::Ifma {
+            SigMode::Many
+        } else {
+            SigMode::Inline
+        }
+    }
+
+    /// The same mode with the BIP340 checks batched (or not).
+    pub fn with_batch_schnorr(self, batch: bool) -> SigMode {
+        match (self.defers_ecdsa(), batch) {
+            (false, false) => SigMode::Inline,
+            (false, true) => SigMode::BatchSchnorr,
+            (true, false) => SigMode::Many,
+            (true, true) => SigMode::ManyBatchSchnorr,
+        }
+    }
+
+    /// The name used on command lines and in result packets: `inline`, `batch-schnorr`,
+    /// `many`, `many+batch-schnorr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SigMode::Inline => "inline",
+            SigMode::BatchSchnorr => "batch-schnorr",
+            SigMode::Many => "many",
+            SigMode::ManyBatchSchnorr => "many+batch-schnorr",
+        }
+    }
+
+    /// Whether ECDSA checks are deferred.
+    pub fn defers_ecdsa(self) -> bool {
+        matches!(self, SigMode::Many | SigMode::ManyBatchSchnorr)
+    }
+
+    /// Whether BIP340 checks are batched.
+    pub fn batches_schnorr(self) -> bool {
+        matches!(self, SigMode::BatchSchnorr | SigMode::ManyBatchSchnorr)
+    }
+}
+
+impl fmt::Display for SigMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SigMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SigMode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            format!("unknown signature mode {s:?} (inline, batch-schnorr, many, many+batch-schnorr)")
+        })
+    }
+}
+
+/// A deferred ECDSA check: the key's bytes (parsed later, many at once), the message, the
+/// parsed signature.
+type EcdsaItem = (KeyBytes, [u8; 32], ecdsa::Signature);
+
+/// A deferred BIP340 check: the x-only key, the message, the signature.
+type SchnorrItem = ([u8; 32], [u8; 32], [u8; 64]);
+
+/// The checks recorded by one [`DeferringVerifier`], each with the position (in the flat input
+/// list) of the input that made it.
+#[derive(Default)]
+struct Deferred {
+    ecdsa: Vec<EcdsaItem>,
+    ecdsa_owner: Vec<u32>,
+    /// For a `CHECKMULTISIG` check, its key in the [`Memo`]: the key, signature and message
+    /// bytes.
+    ecdsa_memo: Vec<Option<Box<[u8]>>>,
+    schnorr: Vec<SchnorrItem>,
+    schnorr_owner: Vec<u32>,
+}
+
+/// A SEC1 public key's bytes (33 or 65; any other length never parses).
+#[derive(Clone, Copy)]
+struct KeyBytes {
+    len: u8,
+    bytes: [u8; 65],
+}
+
+impl KeyBytes {
+    fn new(b: &[u8]) -> KeyBytes {
+        let mut bytes = [0u8; 65];
+        let len = b.len().min(65);
+        bytes[..len].copy_from_slice(&b[..len]);
+        // A longer input keeps a length that never parses.
+        KeyBytes { len: if b.len() > 65 { 0 } else { len as u8 }, bytes }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+/// Exact answers of `CHECKMULTISIG` checks verified in an earlier round, by the bytes of the
+/// key, the DER signature and the message (the whole bytes: no hash stands in for them).
+type Memo = HashMap<Box<[u8]>, bool>;
+
+/// The memo key of an ECDSA check.
+fn memo_key(pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> Box<[u8]> {
+    let mut k = Vec::with_capacity(2 + pubkey.len() + sig.len() + 32);
+    k.push(pubkey.len() as u8);
+    k.extend_from_slice(pubkey);
+    k.push(sig.len() as u8);
+    k.extend_from_slice(sig);
+    k.extend_from_slice(msg32);
+    k.into_boxed_slice()
+}
+
+/// A [`SigVerifier`] that answers `true` to the checks it may defer, records them, and does the
+/// others at once; one per worker of [`verify_scripts_with`].
+///
+/// Deferred: BIP340 checks, and ECDSA checks when `ecdsa` is set. `CHECKMULTISIG` tries each
+/// signature against the keys in turn, so failures are routine there: its checks are answered
+/// from `memo` when an earlier round verified them, and deferred otherwise. Keys are recorded
+/// as bytes and parsed in bulk with the verification ([`PublicKey::parse_many_with`],
+/// [`XOnlyPublicKey::parse_many_with`]: the square roots eight at a time on an Ifma token); a key
+/// that does not parse makes its check invalid. Done at once: ECDSA signatures that do not
+/// parse (answered `false`, as exact verification would), the BIP341 tweak check.
+///
+/// Why this is sound: the interpreter is a deterministic function of the input and of the
+/// answers its verifier gives. If every recorded check turns out valid, each deferred answer
+/// was the exact one (and the memo holds exact answers), so the run was the exact run and its
+/// result is exact. An input with any invalid recorded check, or whose script failed, is run
+/// again: with the memo (a second round) or exactly. No property of the scripts themselves is
+/// assumed.
+struct DeferringVerifier<'m> {
+    backend: Backend,
+    ecdsa: bool,
+    memo: &'m Memo,
+    /// Only the owning worker touches it; the lock is never contended.
+    items: std::sync::Mutex<Deferred>,
+}
+
+impl DeferringVerifier<'_> {
+    fn mark(&self) -> (usize, usize) {
+        let d = self.items.lock().expect("no panics while held");
+        (d.ecdsa.len(), d.schnorr.len())
+    }
+
+    /// The checks recorded since `mark` belong to the input at position `owner`.
+    fn own(&self, mark: (usize, usize), owner: u32) {
+        let d = &mut *self.items.lock().expect("no panics while held");
+        debug_assert!(d.ecdsa_owner.len() == mark.0 && d.schnorr_owner.len() == mark.1);
+        d.ecdsa_owner.resize(d.ecdsa.len(), owner);
+        d.schnorr_owner.resize(d.schnorr.len(), owner);
+    }
+
+    /// Forgets the checks recorded since `mark` (their input is run again anyway).
+    fn drop_since(&self, mark: (usize, usize)) {
+        let d = &mut *self.items.lock().expect("no panics while held");
+        d.ecdsa.truncate(mark.0);
+        d.ecdsa_memo.truncate(mark.0);
+        d.schnorr.truncate(mark.1);
+    }
+
+    fn defer_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32], memo: Option<Box<[u8]>>) -> bool {
+        // The signature is parsed as `BackendVerifier::verify_ecdsa` does; the key is parsed
+        // with the others when the checks are verified (a key that does not parse makes the
+        // check invalid, and its input runs again).
+        let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
+        s.normalize_s();
+        let d = &mut *self.items.lock().expect("no panics while held");
+        d.ecdsa.push((KeyBytes::new(pubkey), *msg32, s));
+        d.ecdsa_memo.push(memo);
+        true
+    }
+}
+
+impl SigVerifier for DeferringVerifier<'_> {
+    fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        if !self.ecdsa {
+            return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
+        }
+        self.defer_ecdsa(pubkey, sig, msg32, None)
+    }
+
+    fn verify_ecdsa_multisig(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
+        if !self.ecdsa {
+            return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
+        }
+        let key = memo_key(pubkey, sig, msg32);
+        if let Some(&known) = self.memo.get(&key) {
+            return known;
+        }
+        self.defer_ecdsa(pubkey, sig, msg32, Some(key))
+    }
+
+    fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
+        // The key is parsed with the others when the checks are verified.
+        self.items.lock().expect("no panics while held").schnorr.push((*xonly, *msg32, *sig64));
+        true
+    }
+
+    fn tweak_add_check(
+        &self,
+        internal: &[u8; 32],
+        tweak: &[u8; 32],
+        output: &[u8; 32],
+        parity: bool,
+    ) -> bool {
+        BackendVerifier(self.backend).tweak_add_check(internal, tweak, output, parity)
+    }
+}
+
+/// Largest number of signatures in one batch of [`SigMode::BatchSchnorr`].
+pub const MAX_SCHNORR_BATCH: usize = 4096;
+
+/// Most signatures per step of a `verify_many` worker (a multiple of the eight lanes).
+const MANY_CHUNK: usize = 128;
+
+/// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
+/// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
+/// multisig whose signatures are not paired with the first keys tried; bounding the rounds
+/// bounds how often one input's script can run (three times at most).
+const DEFERRED_ROUNDS: usize = 2;
+
+/// [`verify_scripts`] with [`BackendVerifier`]`(backend)` and the signature checks done as
+/// `mode` says. The result, the failure reported included, is always that of
+/// [`verify_scripts`] (up to the batch's failure probability of about 2^−128 per batch for
+/// accepting an invalid BIP340 signature in the batched modes).
+///
+/// Apart from [`SigMode::Inline`], this runs in rounds, each step on `threads` workers:
+/// 1. every input's script runs with the deferrable checks answered `true` and recorded (see
+///    the soundness note on `DeferringVerifier`: a run whose recorded checks are all valid is
+///    the exact run);
+/// 2. the recorded checks are verified: ECDSA with [`ecdsa::verify_many`], BIP340 with
+///    [`schnorr::verify_many`] or in batches of at most [`MAX_SCHNORR_BATCH`] (a batch that
+///    fails is verified item by item to find its inputs); the answers of `CHECKMULTISIG`
+///    checks go into a memo;
+/// 3. an input whose script failed, or that recorded an invalid check, stays in doubt. Those
+///    that recorded an invalid `CHECKMULTISIG` check run again from step 1 with the memo (one
+///    more round); the rest, and any still in doubt after that, are verified exactly in block
+///    order, and the first that fails is the failure reported. Every input not in doubt is
+///    valid, so this is the lowest failing input, as [`verify_scripts`] reports.
+///
+/// ```
+/// use fullverify::encode::Transaction;
+/// use fullverify::script::{BackendVerifier, ScriptFlags};
+/// use fullverify::validation::{verify_scripts, verify_scripts_with, SigMode};
+/// use fullverify::Backend;
+///
+/// // No inputs to check: every mode agrees.
+/// let b = Backend::detect();
+/// for mode in SigMode::ALL {
+///     assert_eq!(
+///         verify_scripts_with(&[], &[], ScriptFlags::NONE, 2, b, mode),
+///         verify_scripts(&[] as &[Transaction], &[], ScriptFlags::NONE, 2, &BackendVerifier(b))
+///     );
+/// }
+/// ```
+pub fn verify_scripts_with(
+    txs: &[Transaction],
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+) -> Result<(), ScriptFailure> {
+    verify_scripts_beside(txs, spent, flags, threads, backend, mode, &Side::none())
+}
+
+/// [`verify_scripts_with`], one worker running `side` first (see [`on_workers_beside`]); `side`
+/// has run when this returns.
+pub(super) fn verify_scripts_beside(
+    txs: &[Transaction],
+    spent: &[Vec<TxOut>],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+    side: &Side<'_>,
+) -> Result<(), ScriptFailure> {
+    // Whatever path the checks take, the side job has run before this returns (it runs here
+    // when no worker took it, e.g. with no inputs).
+    let r = (|| {
+        let exact = BackendVerifier(backend);
+        let (ctxs, flat) = flat_inputs(txs, spent, threads);
+        if mode == SigMode::Inline {
+            return run_flat(&ctxs, &flat, flags, threads, &exact, side);
+        }
+        let threads = threads.max(1);
+        let mut memo = Memo::new();
+        let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
+        let mut doubt: Vec<u32> = Vec::new();
+        for round in 0..DEFERRED_ROUNDS {
+            if pending.is_empty() {
+                break;
+            }
+            let side = if round == 0 { side } else { &Side::none() };
+            let (all, failed) =
+                deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo, side);
+            let bad = verify_recorded(all, &mut memo, threads, backend, mode);
+            doubt.extend(failed);
+            pending.clear();
+            for (owner, multisig) in bad {
+                if multisig && round + 1 < DEFERRED_ROUNDS {
+                    pending.push(owner);
+                } else {
+                    doubt.push(owner);
+                }
+            }
+            pending.sort_unstable();
+            pending.dedup();
+            // An input is re-run in the next round or verified exactly, not both.
+            doubt.retain(|p| pending.binary_search(p).is_err());
+        }
+        doubt.extend(pending);
+        if doubt.is_empty() {
+            return Ok(());
+        }
+        doubt.sort_unstable();
+        doubt.dedup();
+        let suspects: Vec<(u32, u32)> = doubt.iter().map(|&p| flat[p as usize]).collect();
+        run_flat(&ctxs, &suspects, flags, threads, &exact, &Side::none())
+    })();
+    side.run();
+    r
+}
+
+/// Step 1 of [`verify_scripts_with`] over the inputs at `positions` of `flat`: the checks
+/// recorded, and the positions whose script failed.
+#[allow(clippy::too_many_arguments)]
+fn deferred_round(
+    ctxs: &[Option<TxContext<'_>>],
+    flat: &[(u32, u32)],
+    positions: &[u32],
+    flags: ScriptFlags,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+    memo: &Memo,
+    side: &Side<'_>,
+) -> (Deferred, Vec<u32>) {
+    let cursor = AtomicUsize::new(0);
+    let work = || {
+        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), memo, items: Default::default() };
+        let mut failed: Vec<u32> = Vec::new();
+        loop {
+            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
+            if start >= positions.len() {
+                break;
+            }
+            for &pos in &positions[start..(start + CHUNK).min(positions.len())] {
+                let (t, i) = flat[pos as usize];
+                let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
+                let mark = v.mark();
+                if verify_input(ctx, i as usize, flags, &v).is_ok() {
+                    v.own(mark, pos);
+                } else {
+                    v.drop_since(mark);
+                    failed.push(pos);
+                }
+            }
+        }
+        (v.items.into_inner().expect("no panics while held"), failed)
+    };
+    let mut parts = on_workers_beside(threads.min(positions.len().div_ceil(CHUNK).max(1)), work, side);
+    // The others are appended to the largest part (the order of the checks does not matter:
+    // each names its owner).
+    let largest = (0..parts.len()).max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.schnorr.len());
+    let (mut all, mut failed) = largest.map(|k| parts.swap_remove(k)).unwrap_or_default();
+    for (d, f) in parts {
+        all.ecdsa.extend(d.ecdsa);
+        all.ecdsa_owner.extend(d.ecdsa_owner);
+        all.ecdsa_memo.extend(d.ecdsa_memo);
+        all.schnorr.extend(d.schnorr);
+        all.schnorr_owner.extend(d.schnorr_owner);
+        failed.extend(f);
+    }
+    (all, failed)
+}
+
+/// Step 2 of [`verify_scripts_with`]: verifies the recorded checks, adds the answers of
+/// `CHECKMULTISIG` checks to `memo`, and returns the owners of invalid checks, each with
+/// whether the invalid check was a `CHECKMULTISIG` one (only then can the memo change the next
+/// run of that input).
+fn verify_recorded(
+    mut all: Deferred,
+    memo: &mut Memo,
+    threads: usize,
+    backend: Backend,
+    mode: SigMode,
+) -> Vec<(u32, bool)> {
+    let ecdsa_check = |items: &[EcdsaItem]| {
+        let keys: Vec<&[u8]> = items.iter().map(|(k, _, _)| k.as_slice()).collect();
+        let pks = PublicKey::parse_many_with(backend, &keys);
+        let (idx, refs): (Vec<usize>, Vec<ecdsa::VerifyItem<'_>>) = items
+            .iter()
+            .zip(&pks)
+            .enumerate()
+            .filter_map(|(k, ((_, m, s), pk))| Some((k, (pk.as_ref().ok()?, m, s))))
+            .unzip();
+        scatter(items.len(), &idx, ecdsa::verify_many(backend, &refs))
+    };
+    let schnorr_check = |items: &[SchnorrItem]| {
+        let keys: Vec<[u8; 32]> = items.iter().map(|(k, _, _)| *k).collect();
+        let pks = XOnlyPublicKey::parse_many_with(backend, &keys);
+        let (idx, refs): (Vec<usize>, Vec<schnorr::VerifyItem<'_>>) = items
+            .iter()
+            .zip(&pks)
+            .enumerate()
+            .filter_map(|(k, ((_, m, s), pk))| Some((k, (pk.as_ref().ok()?, &m[..], s))))
+            .unzip();
+        if mode.batches_schnorr() && idx.len() == items.len() && schnorr::verify_batch_with(backend, &refs) {
+            return vec![true; items.len()];
+        }
+        scatter(items.len(), &idx, schnorr::verify_many(backend, &refs))
+    };
+    // Batches are as large as an equal share allows; otherwise both lists are cut as one.
+    let schnorr_batch = mode
+        .batches_schnorr()
+        .then(|| all.schnorr.len().div_ceil(threads.max(1)).clamp(1, MAX_SCHNORR_BATCH));
+    let plan = chunk_plan(all.ecdsa.len(), all.schnorr.len(), schnorr_batch, threads);
+    let (ecdsa_ok, schnorr_ok) =
+        verify_planned(&plan, threads, |r| ecdsa_check(&all.ecdsa[r]), |r| schnorr_check(&all.schnorr[r]));
+    let mut bad: Vec<(u32, bool)> = Vec::new();
+    for (k, valid) in ecdsa_ok.into_iter().enumerate() {
+        let key = all.ecdsa_memo[k].take();
+        if !valid {
+            bad.push((all.ecdsa_owner[k], key.is_some()));
+        }
+        if let Some(key) = key {
+            memo.insert(key, valid);
+        }
+    }
+    bad.extend(
+        schnorr_ok
+            .into_iter()
+            .enumerate()
+            .filter(|(_, valid)| !valid)
+            .map(|(k, _)| (all.schnorr_owner[k], false)),
+    );
+    bad
+}
+
+/// A step of [`verify_planned`]: items `range` of the ECDSA list (`schnorr` false) or of the
+/// BIP340 list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Step {
+    schnorr: bool,
+    range: std::ops::Range<usize>,
+}
+
+/// The steps over `ecdsa` ECDSA checks, then `schnorr` BIP340 checks, for `threads` workers
+/// claiming them in order. With `schnorr_batch`, BIP340 steps have that size (the last may be
+/// smaller). Otherwise a step takes a share of what is left in both lists, `left / (2 ×
+/// threads)`, in whole groups of eight and at most [`MANY_CHUNK`], so the last steps are small
+/// and the workers finish together; a step never spans the two lists.
+fn chunk_plan(ecdsa: usize, schnorr: usize, schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
+    let threads = threads.max(1);
+    let mut plan = Vec::new();
+    let total = ecdsa + if schnorr_batch.is_some() { 0 } else { schnorr };
+    let mut at = 0;
+    while at < total {
+        let share = ((total - at) / (2 * threads)).next_multiple_of(8).clamp(8, MANY_CHUNK);
+        let (schnorr, base, len) = if at < ecdsa { (false, 0, ecdsa) } else { (true, ecdsa, schnorr) };
+        let start = at - base;
+        let end = (start + share).min(len);
+        plan.push(Step { schnorr, range: start..end });
+        at = base + end;
+    }
+    if let Some(batch) = schnorr_batch {
+        let mut start = 0;
+        while start < schnorr {
+            let end = (start + batch).min(schnorr);
+            plan.push(Step { schnorr: true, range: start..end });
+            start = end;
+        }
+    }
+    plan
+}
+
+/// Runs the steps of `plan` on `threads` workers claiming them in order, ECDSA steps with
+/// `ecdsa` and BIP340 steps with `schnorr`: the answers for each list, in order.
+fn verify_planned(
+    plan: &[Step],
+    threads: usize,
+    ecdsa: impl Fn(std::ops::Range<usize>) -> Vec<bool> + Sync,
+    schnorr: impl Fn(std::ops::Range<usize>) -> Vec<bool> + Sync,
+) -> (Vec<bool>, Vec<bool>) {
+    let cursor = AtomicUsize::new(0);
+    let work = || {
+        let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
+        loop {
+            let k = cursor.fetch_add(1, Ordering::Relaxed);
+            let Some(step) = plan.get(k) else { return done };
+            let ok = if step.schnorr { schnorr(step.range.clone()) } else { ecdsa(step.range.clone()) };
+            done.push((k, ok));
+        }
+    };
+    let len =
+        |schnorr: bool| plan.iter().filter(|s| s.schnorr == schnorr).map(|s| s.range.end).max().unwrap_or(0);
+    let (mut ecdsa_ok, mut schnorr_ok) = (vec![false; len(false)], vec![false; len(true)]);
+    if plan.is_empty() {
+        return (ecdsa_ok, schnorr_ok);
+    }
+    for (k, ok) in on_workers(threads.min(plan.len()), work).into_iter().flatten() {
+        let step = &plan[k];
+        let out = if step.schnorr { &mut schnorr_ok } else { &mut ecdsa_ok };
+        out[step.range.clone()].copy_from_slice(&ok);
+    }
+    (ecdsa_ok, schnorr_ok)
+}
+
+/// `n` answers, `false` except at the positions `idx`, which take `ok` in order.
+fn scatter(n: usize, idx: &[usize], ok: Vec<bool>) -> Vec<bool> {
+    let mut out = vec![false; n];
+    for (&i, v) in idx.iter().zip(ok) {
+        out[i] = v;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::OutPoint;
+    use crate::script::interpreter::push_data_script;
+    use crate::validation::verify_scripts;
+
+    /// Every check is in exactly one step, in order; a step never spans the two lists; steps
+    /// are whole groups of eight (but the last of a list) and at most `MANY_CHUNK`, shrinking
+    /// toward the end; batches have the batch size.
+    #[test]
+    fn chunk_plan_covers_each_list_once() {
+        let sizes: [usize; 14] = [0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 500, 1000, 5678];
+        for &ecdsa in &sizes {
+            for &schnorr in &sizes {
+                for threads in [1, 2, 3, 8] {
+                    for batch in [None, Some(schnorr.div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH))] {
+                        let plan = chunk_plan(ecdsa, schnorr, batch, threads);
+                        for (list, n) in [(false, ecdsa), (true, schnorr)] {
+                            let steps: Vec<_> = plan.iter().filter(|s| s.schnorr == list).collect();
+                            let mut at = 0;
+                            for (k, s) in steps.iter().enumerate() {
+                                assert_eq!(s.range.start, at, "{ecdsa} {schnorr} {threads} {batch:?}");
+                                assert!(s.range.end > s.range.start);
+                                let len = s.range.len();
+                                let last = k + 1 == steps.len();
+                                match (list, batch) {
+                                    (true, Some(b)) => assert!(len == b || (last && len < b)),
+                                    _ => assert!(len <= MANY_CHUNK && (len % 8 == 0 || last)),
+                                }
+                                at = s.range.end;
+                            }
+                            assert_eq!(at, n);
+                        }
+                        // ECDSA steps come first.
+                        let first_schnorr = plan.iter().position(|s| s.schnorr).unwrap_or(plan.len());
+                        assert!(plan[first_schnorr..].iter().all(|s| s.schnorr));
+                    }
+                }
+            }
+        }
+        // Two workers, 5678 + 2375 checks: full steps first, eight at the end.
+        let plan = chunk_plan(5678, 2375, None, 2);
+        assert_eq!(plan[0].range.len(), MANY_CHUNK);
+        assert_eq!(plan.last().unwrap().range.len(), 2375 % 8);
+        assert!(plan.iter().rev().skip(1).take(3).all(|s| s.range.len() == 8));
+    }
+
+    /// Scripts in which a failing `CHECKSIG` is part of a valid spend, and one in which a valid
+    /// signature makes the spend fail: every signature mode gives the verdict and the failing
+    /// input of inline verification, on 1 to 3 threads.
+    #[test]
+    fn deferred_modes_agree_where_checksig_may_fail() {
+        const OP_1: u8 = 0x51;
+        const OP_2: u8 = 0x52;
+        const OP_NOT: u8 = 0x91;
+        const OP_CHECKSIG: u8 = 0xac;
+        const OP_CHECKMULTISIG: u8 = 0xae;
+        let key = |i: u8| ([i; 32], PublicKey::from_secret(&[i; 32]).unwrap().serialize_compressed());
+        let (sk_a, pk_a) = key(1);
+        let (sk_b, pk_b) = key(2);
+        let script = |parts: &[&[u8]], ops: &[u8]| {
+            let mut s = Vec::new();
+            for p in parts {
+                s.extend_from_slice(&push_data_script(p));
+            }
+            s.extend_from_slice(ops);
+            s
+        };
+        let checksig_not = script(&[&pk_a], &[OP_CHECKSIG, OP_NOT]);
+        // A compressed key whose x is not on the curve: CHECKSIG answers false (keys are parsed
+        // only when the deferred checks are verified).
+        let off_curve = (1u8..)
+            .map(|i| {
+                let mut k = [0u8; 33];
+                k[0] = 2;
+                k[32] = i;
+                k
+            })
+            .find(|k| PublicKey::parse(k).is_err())
+            .unwrap();
+        let bad_key_not = script(&[&off_curve], &[OP_CHECKSIG, OP_NOT]);
+        let bad_key = script(&[&off_curve], &[OP_CHECKSIG]);
+        let checksig = script(&[&pk_a], &[OP_CHECKSIG]);
+        let mut multisig = vec![OP_1];
+        multisig.extend(script(&[&pk_a, &pk_b], &[OP_2, OP_CHECKMULTISIG]));
+        // (spent script, signing key, whether the script sig starts with the multisig dummy)
+        let cases: [(&[u8], [u8; 32], bool); 8] = [
+            (&checksig_not, sk_b, false), // wrong key: CHECKSIG fails, NOT makes it pass
+            (&checksig, sk_a, false),     // plain valid spend
+            (&multisig, sk_b, true),      // 1-of-2 signed by the second key
+            (&checksig_not, sk_a, false), // right key: CHECKSIG passes, NOT fails the spend
+            (&checksig, sk_b, false),     // wrong key: fails
+            (&multisig, [3; 32], true),   // 1-of-2 signed by neither key: fails
+            (&bad_key_not, sk_a, false),  // a key off the curve: CHECKSIG fails, NOT passes
+            (&bad_key, sk_a, false),      // a key off the curve: fails
+        ];
+        let build = |which: &[usize]| {
+            let mut tx = Transaction {
+                version: 1,
+                inputs: which
+                    .iter()
+                    .map(|&c| crate::encode::TxIn {
+                        prevout: OutPoint { txid: [7; 32], vout: c as u32 },
+                        script_sig: Vec::new(),
+                        sequence: u32::MAX,
+                        witness: Vec::new(),
+                    })
+                    .collect(),
+                outputs: vec![TxOut { value: 1, script_pubkey: vec![OP_1] }],
+                lock_time: 0,
+            };
+            let spent: Vec<TxOut> =
+                which.iter().map(|&c| TxOut { value: 10, script_pubkey: cases[c].0.to_vec() }).collect();
+            for (n, &c) in which.iter().enumerate() {
+                let (spk, sk, dummy) = cases[c];
+                let msg = crate::sighash::legacy_sighash(&tx, n, spk, 1);
+                let mut sig = ecdsa::sign(&sk, &msg).to_der();
+                sig.push(1);
+                let mut ss = if dummy { vec![0] } else { Vec::new() };
+                ss.extend_from_slice(&push_data_script(&sig));
+                tx.inputs[n].script_sig = ss;
+            }
+            (tx, spent)
+        };
+        let b = Backend::detect();
+        let flags = ScriptFlags::P2SH;
+        let mut seen = (0, 0);
+        for which in [
+            &[0, 1, 2][..],
+            &[0, 1, 2, 3],
+            &[3, 0, 1],
+            &[0, 4, 2, 3],
+            &[2, 2, 0, 0, 1],
+            &[2, 5, 2],
+            &[5],
+            &[6, 1],
+            &[6, 7],
+        ] {
+            let (tx, spent) = build(which);
+            let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
+            let txs = [coinbase, tx.clone(), tx];
+            let spent = [Vec::new(), spent.clone(), spent];
+            let want = verify_scripts(&txs, &spent, flags, 1, &BackendVerifier(b));
+            match want {
+                Ok(()) => seen.0 += 1,
+                Err(_) => seen.1 += 1,
+            }
+            for mode in SigMode::ALL {
+                for threads in 1..=3 {
+                    let got = verify_scripts_with(&txs, &spent, flags, threads, b, mode);
+                    assert_eq!(got, want, "{which:?} {mode} threads {threads}");
+                }
+            }
+        }
+        assert_eq!(seen, (3, 6), "the cases are meant to cover valid and invalid blocks");
+    }
+}
