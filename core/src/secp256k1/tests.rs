@@ -599,7 +599,8 @@ fn generator_tables_are_odd_multiples() {
 
 #[test]
 fn ecdsa_r_plus_n_branch() {
-    use super::ecdsa::{verify_generic, Signature};
+    use super::ecdsa::verify::verify_generic;
+    use super::ecdsa::Signature;
     // Find R with x(R) ≥ n, set r = x(R) − n, choose s and z, and solve for the key
     // Q = u2⁻¹·(R − u1·G) so that (r, s) is valid only through the r + n comparison.
     let n = n();

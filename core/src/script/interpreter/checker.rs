@@ -5,6 +5,9 @@
 
 use super::encoding::pubkey_size_valid;
 use super::error::{Res, ScriptError};
+use super::exec::ExecData;
+// Its home is `exec`; the old path stays.
+pub use super::exec::SigVersion;
 use crate::sighash::TxContext;
 
 /// Signature checking at the elliptic-curve boundary (Core's `BaseSignatureChecker` below the
@@ -35,28 +38,6 @@ const SEQUENCE_FINAL: u32 = 0xffff_ffff;
 pub(super) const SEQUENCE_LOCKTIME_DISABLE_FLAG: i64 = 1 << 31;
 const SEQUENCE_LOCKTIME_TYPE_FLAG: i64 = 1 << 22;
 const SEQUENCE_LOCKTIME_MASK: i64 = 0x0000_ffff;
-
-/// Which rules a script runs under (Core's `SigVersion`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SigVersion {
-    /// Legacy and P2SH scripts: legacy sighash, FindAndDelete, ECDSA.
-    Base,
-    /// Segwit v0 (P2WPKH, P2WSH): BIP143 sighash, ECDSA.
-    WitnessV0,
-    /// Taproot key path (BIP341): a BIP340 signature, no script.
-    Taproot,
-    /// Tapscript (BIP342): the taproot script path.
-    Tapscript,
-}
-
-/// Per-execution taproot data (Core's `ScriptExecutionData`).
-#[derive(Clone, Debug, Default)]
-pub(super) struct ExecData {
-    pub(super) tapleaf_hash: Option<[u8; 32]>,
-    pub(super) codesep_pos: u32,
-    pub(super) annex: Option<Vec<u8>>,
-    pub(super) validation_weight_left: i64,
-}
 
 /// The signature checker for one input: transaction context, index, amount, verifier.
 pub(super) struct Checker<'a, V: SigVerifier + ?Sized> {

@@ -3,8 +3,8 @@
 //! `IsLowDERSignature`, `CheckSignatureEncoding`, `CheckPubKeyEncoding` and
 //! `CheckMinimalPush` (script/interpreter.cpp).
 
-use super::checker::SigVersion;
 use super::error::{Res, ScriptError};
+use super::exec::SigVersion;
 use crate::script::opcodes::*;
 use crate::script::ScriptFlags;
 

@@ -6,9 +6,10 @@
 //! limits and bounds signature checks by a validation-weight budget:
 //! `50 + serialized witness size`, minus 50 per non-empty signature checked.
 
-use super::checker::{Checker, ExecData, SigVerifier, SigVersion, SEQUENCE_LOCKTIME_DISABLE_FLAG};
+use super::checker::{Checker, SigVerifier, SEQUENCE_LOCKTIME_DISABLE_FLAG};
 use super::encoding::{check_minimal_push, check_pubkey_encoding, check_signature_encoding};
 use super::error::{Res, ScriptError};
+use super::exec::{ExecData, SigVersion};
 use super::num::{cast_to_bool, getint, scriptnum_decode, scriptnum_encode};
 use super::scriptcode::{find_and_delete, push_data_script};
 use super::taproot::VALIDATION_WEIGHT_PER_SIGOP_PASSED;

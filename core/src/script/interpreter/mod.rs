@@ -9,6 +9,7 @@
 //! - [`taproot`]: BIP341/342 constants, control-block hashing and `OP_SUCCESSx`;
 //! - [`checker`]: the signature checker ([`SigVerifier`] at the elliptic-curve boundary) and
 //!   the CLTV/CSV comparisons;
+//! - [`exec`]: what one execution runs under ([`SigVersion`], the taproot execution data);
 //! - [`eval`]: `EvalScript`, the opcode loop;
 //! - [`verify`]: `VerifyScript` and witness programs, and the per-input entry points;
 //! - [`error`]: why a script failed ([`ScriptError`]).
@@ -17,17 +18,19 @@ pub mod checker;
 pub mod encoding;
 pub mod error;
 pub mod eval;
+pub mod exec;
 pub mod num;
 pub mod scriptcode;
 pub mod taproot;
 pub mod verify;
 
-pub use checker::{SigVerifier, SigVersion};
+pub use checker::SigVerifier;
 pub use encoding::{is_low_der_signature, is_valid_signature_encoding};
 pub use error::ScriptError;
 pub use eval::{
     MAX_OPS_PER_SCRIPT, MAX_PUBKEYS_PER_MULTISIG, MAX_SCRIPT_ELEMENT_SIZE, MAX_SCRIPT_SIZE, MAX_STACK_SIZE,
 };
+pub use exec::SigVersion;
 pub use num::{cast_to_bool, scriptnum_decode, scriptnum_encode};
 pub use scriptcode::{find_and_delete, push_data_script};
 pub use taproot::{

@@ -2,9 +2,10 @@
 //! `VerifyScript` and `VerifyWitnessProgram` (script/interpreter.cpp): scriptSig then
 //! scriptPubKey, P2SH (BIP16), segwit v0 (BIP141/143), taproot key and script path (BIP341).
 
-use super::checker::{Checker, ExecData, SigVerifier, SigVersion};
+use super::checker::{Checker, SigVerifier};
 use super::error::{Res, ScriptError};
 use super::eval::{eval_script, Stack, MAX_SCRIPT_ELEMENT_SIZE, MAX_STACK_SIZE};
+use super::exec::{ExecData, SigVersion};
 use super::num::cast_to_bool;
 use super::scriptcode::push_data_script;
 use super::taproot::*;

@@ -24,17 +24,17 @@
 //! lift_x checks are invalid on their own; the rest are bisected with batch checks, and groups
 //! of at most [`FIND_INVALID_LEAF`] items are verified one by one.
 
-use super::field::FieldOps;
-use super::group::Ge;
-use super::msm::{msm_generic, MsmAlgorithm, MsmStats, OpCounter};
-use super::scalar::Scalar;
-use super::schnorr::{challenge, verify_generic};
-use super::XOnlyPublicKey;
+use super::verify::{challenge, verify_generic};
 use crate::backend::Backend;
 use crate::hash::{Sha256, TaggedHash};
+use crate::secp256k1::field::FieldOps;
+use crate::secp256k1::group::Ge;
+use crate::secp256k1::keys::XOnlyPublicKey;
+use crate::secp256k1::msm::{msm_generic, MsmAlgorithm, MsmStats, OpCounter};
+use crate::secp256k1::scalar::Scalar;
 
 /// One signature to verify: the key, the message and the 64-byte signature, as for
-/// [`super::schnorr::verify`].
+/// [`super::verify()`].
 pub type BatchItem<'a> = (&'a XOnlyPublicKey, &'a [u8], &'a [u8; 64]);
 
 /// Groups at most this large are verified one signature at a time by [`find_invalid`].
@@ -106,7 +106,7 @@ pub(crate) fn verify_batch_generic<F: FieldOps, C: OpCounter>(
 }
 
 /// BIP340 batch verification on the detected backend: `true` exactly when (up to a failure
-/// probability of about 2^−128) every signature would pass [`super::schnorr::verify`]. An empty
+/// probability of about 2^−128) every signature would pass [`super::verify()`]. An empty
 /// batch is valid.
 ///
 /// ```

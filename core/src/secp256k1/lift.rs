@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! From an x-coordinate to a curve point: the square root of x³ + 7 with the wanted parity of
+//! y, which parsing a compressed or x-only key needs (BIP340's `lift_x`), one at a time on the
+//! caller's backend or eight at a time on the AVX-512 lanes.
+
+use super::error::Error;
+use super::field::FieldOps;
+use super::group::Ge;
+use crate::backend::ifma::field::Fe5x52x8;
+use crate::backend::ifma::lanes::Lanes;
+use crate::backend::portable::field::Fe5x52;
+use crate::backend::Backend;
+
+/// The point with x-coordinate `x` (big-endian) and the given y parity, in portable form: the
+/// square root that parsing a compressed or x-only key needs, computed on `backend` (it is
+/// most of the parsing cost, and every compressed key of a block is parsed once per input).
+pub(crate) fn decompress(backend: Backend, x: &[u8; 32], odd: bool) -> Result<Ge<Fe5x52>, Error> {
+    with_field!(backend, F => {
+        let xf = F::from_be_bytes(x).ok_or(Error::FieldOverflow)?;
+        Ge::<F>::from_x(&xf, odd).map(|p| p.to_portable()).ok_or(Error::NotOnCurve)
+    })
+}
+
+/// [`decompress`] of an x already below p.
+pub(crate) fn decompress_x(backend: Backend, x: &Fe5x52, odd: bool) -> Option<Ge<Fe5x52>> {
+    decompress(backend, &x.to_be_bytes(), odd).ok()
+}
+
+/// Eight curve points from their x coordinates (canonical, below p) and the wanted parity of
+/// y: the square roots of x³ + 7 on all lanes at once; `None` where x³ + 7 is not a square.
+/// Identical to `Ge::from_x` on each lane.
+#[inline(always)]
+pub(crate) fn from_x8<L: Lanes>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<Fe5x52>>; 8] {
+    let c: [Fe5x52; 8] =
+        core::array::from_fn(|i| xs[i].sqr().mul(&xs[i]).add(&Fe5x52::from_u64x4([7, 0, 0, 0])).normalize());
+    let r = Fe5x52x8::<L>::from_lanes(&c).pow_p1_4().to_lanes();
+    core::array::from_fn(|i| {
+        if !r[i].sqr().eq_var(&c[i]) {
+            return None;
+        }
+        let y = r[i].normalize();
+        let y = if y.is_odd() != odd[i] { y.negate(1).normalize() } else { y };
+        Some(Ge { x: xs[i].normalize(), y, infinity: false })
+    })
+}
+
+/// [`from_x8`] over every item: groups of eight on the lanes, the 0…7 left over one by one.
+#[inline(always)]
+pub(crate) fn from_x_many_lanes<L: Lanes>(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut chunks = items.chunks_exact(8);
+    for c in &mut chunks {
+        let xs = core::array::from_fn(|i| c[i].0);
+        let odd = core::array::from_fn(|i| c[i].1);
+        out.extend_from_slice(&from_x8::<L>(&xs, odd));
+    }
+    out.extend(chunks.remainder().iter().map(|(x, odd)| Ge::from_x(x, *odd)));
+    out
+}
+
+/// [`from_x_many_lanes`] on AVX-512 registers.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn from_x_many_ifma(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    from_x_many_lanes::<crate::backend::ifma::lanes::Ifma>(items)
+}
+
+/// Points from (x, parity of y) for many items: eight lanes at a time on an Ifma token, one by
+/// one with the token's field otherwise. Each answer equals `Ge::from_x` on its item.
+pub(crate) fn from_x_many(backend: Backend, items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
+        // avx512vl.
+        crate::backend::BackendKind::Ifma => unsafe { from_x_many_ifma(items) },
+        _ => items.iter().map(|(x, odd)| decompress_x(backend, x, *odd)).collect(),
+    }
+}

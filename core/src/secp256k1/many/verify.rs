@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Eight ECDSA or BIP340 verifications side by side over the eight-way engine; lanes the engine
+//! cannot finish (exceptional additions, infinity, a GLV fallback) go to the single verifier.
+
+use super::ecmult8::{ecmult8, lane_result, Ecmult8Input};
+use crate::backend::ifma::lanes::Lanes;
+use crate::backend::portable::field::Fe5x52;
+use crate::backend::Backend;
+use crate::secp256k1::ecdsa::signature::Signature;
+use crate::secp256k1::ecdsa::verify as ecdsa;
+use crate::secp256k1::ecmult::EcmultField;
+use crate::secp256k1::field::{batch_inv_var, words_ge, FieldOps, P_WORDS};
+use crate::secp256k1::group::{Ge, Gej};
+use crate::secp256k1::scalar::{Scalar, N};
+use crate::secp256k1::schnorr::verify as schnorr;
+
+/// One ECDSA item: key, 32-byte message hash, signature (the arguments of `ecdsa::verify`).
+pub(crate) type EcdsaItem<'a> = ecdsa::VerifyItem<'a>;
+/// One BIP340 item: x-only key, message, 64-byte signature (the arguments of
+/// `schnorr::verify`).
+pub(crate) type SchnorrItem<'a> = schnorr::VerifyItem<'a>;
+
+/// x(R) ≡ r (mod n) for a finite R with Z ≠ 0: the tail of `ecdsa::verify_generic`.
+fn ecdsa_x_matches(rp: &Gej<Fe5x52>, r: &Scalar) -> bool {
+    let rw = r.to_words();
+    if rp.x_eq_var(&Fe5x52::from_u64x4(rw)) {
+        return true;
+    }
+    // r + n as a field element, when it is below p.
+    let mut w = [0u64; 4];
+    let mut carry = 0u128;
+    for i in 0..4 {
+        let t = rw[i] as u128 + N[i] as u128 + carry;
+        w[i] = t as u64;
+        carry = t >> 64;
+    }
+    if carry != 0 || words_ge(&w, &P_WORDS) {
+        return false;
+    }
+    rp.x_eq_var(&Fe5x52::from_u64x4(w))
+}
+
+/// Eight ECDSA verifications; `F` is the scalar field used for lanes that need the scalar
+/// path. Identical to `ecdsa::verify_generic::<F>` on each item.
+#[inline(always)]
+pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]) -> [bool; 8] {
+    let mut res = [false; 8];
+    let mut active = 0u8;
+    let dummy = Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE };
+    let mut inp = [dummy; 8];
+    // The lanes' s⁻¹ by one inversion (Montgomery's trick): prefix[k] is the product of the
+    // first k active s values.
+    let mut prefix = [Scalar::ONE; 9];
+    let mut n = 0;
+    for (pk, _, sig) in items.iter() {
+        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
+            continue;
+        }
+        prefix[n + 1] = prefix[n].mul(&sig.s);
+        n += 1;
+    }
+    let mut inv = prefix[n].inv_vartime();
+    let mut sinvs = [Scalar::ZERO; 8];
+    let mut k = n;
+    for (i, (pk, _, sig)) in items.iter().enumerate().rev() {
+        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
+            continue;
+        }
+        k -= 1;
+        sinvs[i] = inv.mul(&prefix[k]);
+        inv = inv.mul(&sig.s);
+    }
+    for (i, (pk, msg32, sig)) in items.iter().enumerate() {
+        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
+            continue;
+        }
+        let z = Scalar::from_bytes_reduce(msg32).0;
+        let sinv = sinvs[i];
+        inp[i] = Ecmult8Input { a: pk.0.normalize(), na: sig.r.mul(&sinv), ng: z.mul(&sinv) };
+        active |= 1 << i;
+    }
+    let out = ecmult8::<L>(&inp);
+    let lanes = out.r.to_lanes(out.inf);
+    for (i, (pk, msg32, sig)) in items.iter().enumerate() {
+        if (active >> i) & 1 == 0 {
+            continue;
+        }
+        res[i] = match lane_result(&out, &lanes, i) {
+            Some(p) => ecdsa_x_matches(&p, &sig.r),
+            None => ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig),
+        };
+    }
+    res
+}
+
+/// Eight BIP340 verifications; identical to `schnorr::verify_generic::<F>` on each item.
+#[inline(always)]
+pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>; 8]) -> [bool; 8] {
+    let mut res = [false; 8];
+    let mut active = 0u8;
+    let dummy = Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE };
+    let mut inp = [dummy; 8];
+    let mut rxs = [Fe5x52::ZERO; 8];
+    let mut pkx = [[0u8; 32]; 8];
+    for (i, (pk, msg, sig)) in items.iter().enumerate() {
+        let r_bytes: &[u8; 32] = sig[..32].try_into().unwrap();
+        let Some(rx) = Fe5x52::from_be_bytes(r_bytes) else { continue };
+        let Ok(s) = Scalar::from_bytes(sig[32..].try_into().unwrap()) else { continue };
+        pkx[i] = pk.serialize();
+        let e = schnorr::challenge(r_bytes, &pkx[i], msg);
+        rxs[i] = rx;
+        inp[i] = Ecmult8Input { a: pk.0.normalize(), na: e.negate(), ng: s };
+        active |= 1 << i;
+    }
+    let out = ecmult8::<L>(&inp);
+    let lanes = out.r.to_lanes(out.inf);
+    // Lanes whose x matches still need the parity of y: one shared inversion.
+    let mut need_y: Vec<usize> = Vec::with_capacity(8);
+    for (i, (pk, msg, sig)) in items.iter().enumerate() {
+        if (active >> i) & 1 == 0 {
+            continue;
+        }
+        match lane_result(&out, &lanes, i) {
+            Some(p) => {
+                if p.x_eq_var(&rxs[i]) {
+                    need_y.push(i);
+                }
+            }
+            None => res[i] = schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &pkx[i], msg, sig),
+        }
+    }
+    let mut zs: Vec<Fe5x52> = need_y.iter().map(|&i| lanes[i].z).collect();
+    batch_inv_var(&mut zs);
+    for (&i, zi) in need_y.iter().zip(zs.iter()) {
+        let y = lanes[i].y.mul(&zi.sqr().mul(zi)).normalize();
+        res[i] = !y.is_odd();
+    }
+    res
+}
+
+/// A remainder of at least this many items (of 1…7) runs as one eight-lane group with idle
+/// lanes: one group costs about two scalar verifications.
+const MIN_PADDED: usize = 3;
+
+/// [`ecdsa_verify8`] over chunks of eight; 3…7 items left over run as one group with idle
+/// lanes, 1 or 2 go to the scalar code.
+#[inline(always)]
+pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut chunks = items.chunks_exact(8);
+    for c in &mut chunks {
+        out.extend_from_slice(&ecdsa_verify8::<L, F>(c.try_into().unwrap()));
+    }
+    let rest = chunks.remainder();
+    if rest.len() >= MIN_PADDED {
+        // Idle lanes get r = 0, which leaves them out of the eight-way work.
+        let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
+        let mut group: [EcdsaItem<'_>; 8] = [(rest[0].0, rest[0].1, &idle); 8];
+        group[..rest.len()].copy_from_slice(rest);
+        out.extend_from_slice(&ecdsa_verify8::<L, F>(&group)[..rest.len()]);
+        return out;
+    }
+    for (pk, msg32, sig) in rest {
+        out.push(ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig));
+    }
+    out
+}
+
+/// [`schnorr_verify8`] over chunks of eight; a remainder as in [`ecdsa_verify_many_lanes`].
+#[inline(always)]
+pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut chunks = items.chunks_exact(8);
+    for c in &mut chunks {
+        out.extend_from_slice(&schnorr_verify8::<L, F>(c.try_into().unwrap()));
+    }
+    let rest = chunks.remainder();
+    if rest.len() >= MIN_PADDED {
+        // Idle lanes get an R above p, which leaves them out of the eight-way work.
+        const IDLE: [u8; 64] = [0xff; 64];
+        let mut group: [SchnorrItem<'_>; 8] = [(rest[0].0, rest[0].1, &IDLE); 8];
+        group[..rest.len()].copy_from_slice(rest);
+        out.extend_from_slice(&schnorr_verify8::<L, F>(&group)[..rest.len()]);
+        return out;
+    }
+    for (pk, msg, sig) in rest {
+        let px = pk.serialize();
+        out.push(schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig));
+    }
+    out
+}
+
+/// [`ecdsa_verify_many_lanes`] on AVX-512 registers, compiled with the features enabled so
+/// that the lane operations inline as single instructions.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL, and BMI2+ADX when `F` is the Asm field.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn ecdsa_verify_many_ifma<F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
+    ecdsa_verify_many_lanes::<crate::backend::ifma::lanes::Ifma, F>(items)
+}
+
+/// [`schnorr_verify_many_lanes`] on AVX-512 registers.
+///
+/// # Safety
+/// As [`ecdsa_verify_many_ifma`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn schnorr_verify_many_ifma<F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
+    schnorr_verify_many_lanes::<crate::backend::ifma::lanes::Ifma, F>(items)
+}
+
+/// Verifies every item on `backend` and returns one answer per item, in order; each equals
+/// [`verify_with`](super::ecdsa::verify_with) on the same arguments.
+///
+/// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
+/// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
+/// one by one on the best scalar field); on other
+/// backends this is a loop over [`verify_with`](super::ecdsa::verify_with).
+///
+/// ```
+/// use fullverify::secp256k1::{ecdsa, PublicKey};
+/// use fullverify::Backend;
+///
+/// let keys: Vec<_> = (1..=10u8).map(|i| PublicKey::from_secret(&[i; 32]).unwrap()).collect();
+/// let msgs: Vec<[u8; 32]> = (1..=10u8).map(|i| [i ^ 0x55; 32]).collect();
+/// let sigs: Vec<_> = (1..=10u8).map(|i| ecdsa::sign(&[i; 32], &msgs[i as usize - 1])).collect();
+/// let mut items: Vec<ecdsa::VerifyItem> = (0..10).map(|i| (&keys[i], &msgs[i], &sigs[i])).collect();
+/// items[9].0 = &keys[0];
+/// let ok = ecdsa::verify_many(Backend::detect(), &items);
+/// assert_eq!(ok, [true, true, true, true, true, true, true, true, true, false]);
+/// ```
+pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> Vec<bool> {
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        crate::backend::BackendKind::Ifma => with_field!(backend, F => {
+            // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
+            // avx512vl; `with_field!` picks the Asm field only when BMI2+ADX are present.
+            unsafe { ecdsa_verify_many_ifma::<F>(items) }
+        }),
+        _ => items.iter().map(|&(pk, m, s)| ecdsa::verify_with(backend, pk, m, s)).collect(),
+    }
+}
+
+/// Verifies every item on `backend` and returns one answer per item, in order; each equals
+/// [`verify_with`](super::schnorr::verify_with) on the same arguments.
+///
+/// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
+/// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
+/// one by one on the best scalar field); on other
+/// backends this is a loop over [`verify_with`](super::schnorr::verify_with).
+///
+/// ```
+/// use fullverify::secp256k1::{schnorr, PublicKey};
+/// use fullverify::Backend;
+///
+/// let keys: Vec<_> = (1..=10u8).map(|i| PublicKey::from_secret(&[i; 32]).unwrap().x_only().0).collect();
+/// let sigs: Vec<_> = (1..=10u8).map(|i| schnorr::sign(&[i; 32], b"m", &[0; 32])).collect();
+/// let mut items: Vec<schnorr::VerifyItem> = keys.iter().zip(&sigs).map(|(k, s)| (k, &b"m"[..], s)).collect();
+/// items[3].1 = b"another";
+/// let ok = schnorr::verify_many(Backend::detect(), &items);
+/// assert_eq!(ok.iter().filter(|&&b| b).count(), 9);
+/// assert!(!ok[3]);
+/// ```
+pub fn schnorr_verify_many(backend: Backend, items: &[schnorr::VerifyItem<'_>]) -> Vec<bool> {
+    match backend.kind() {
+        #[cfg(target_arch = "x86_64")]
+        crate::backend::BackendKind::Ifma => with_field!(backend, F => {
+            // SAFETY: as in `ecdsa_verify_many`.
+            unsafe { schnorr_verify_many_ifma::<F>(items) }
+        }),
+        _ => items.iter().map(|&(pk, m, s)| schnorr::verify_with(backend, pk, m, s)).collect(),
+    }
+}
