@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Bindings for `fullverify::{validation, chainstate}`: one block checked against its spent
-//! outputs, and a replay of a block file through the chain state.
+//! outputs, and a replay of a block file through the chain state (the `replay` binary's
+//! driver, `fullverify_driver::replay`).
 //!
 //! Networks are named as on the command line (`"mainnet"`, `"testnet3"` or `"testnet"`,
 //! `"testnet4"`, `"signet"`, `"regtest"`). Both calls release the GIL while they validate.
 use crate::{backend_arg, Error};
-use fullverify::chain::{ChainParams, Network};
-use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
+use fullverify::chain::Network;
 use fullverify::encode::{display_hex, TxOut};
 use fullverify::utxo::Coin;
 use fullverify::validation::{check_block_with_spent, SigMode};
+use fullverify_driver::replay::{run_chain, Failure, Settings, SourceKind, Store};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
-use std::time::Instant;
-
-/// Largest block a frame may announce (`MAX_BLOCK_SERIALIZED_SIZE`).
-const MAX_BLOCK_BYTES: u32 = 4_000_000;
 
 fn network_arg(name: &str) -> PyResult<Network> {
     name.parse::<Network>().map_err(|e| Error::new_err(e.to_string()))
@@ -118,219 +112,8 @@ fn check_block(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Replay
+// Replay: the driver the `replay` binary runs (`fullverify_driver::replay`)
 // ---------------------------------------------------------------------------------------------
-
-/// Blocks from a file: framed (`magic ‖ u32 LE length ‖ block`, repeated, as Core's blk*.dat
-/// without obfuscation; four zero bytes end the data, as Core's preallocated files) or hex
-/// (one block per line).
-enum BlockFile {
-    Framed { r: BufReader<File>, magic: [u8; 4] },
-    Hex { lines: std::io::Lines<BufReader<File>>, line: usize },
-}
-
-fn from_hex(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    if !b.len().is_multiple_of(2) {
-        return None;
-    }
-    let nib = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    b.chunks(2).map(|p| Some(nib(p[0])? << 4 | nib(p[1])?)).collect()
-}
-
-impl BlockFile {
-    fn open(path: &Path, params: &ChainParams) -> Result<BlockFile, String> {
-        let io = |e: std::io::Error| format!("{}: {e}", path.display());
-        let mut r = BufReader::new(File::open(path).map_err(io)?);
-        let head = r.fill_buf().map_err(io)?;
-        if head.len() >= 4 && head[..4] == params.magic {
-            return Ok(BlockFile::Framed { r, magic: params.magic });
-        }
-        if let Some(n) = Network::ALL.iter().find(|n| head.len() >= 4 && head[..4] == n.params().magic) {
-            return Err(format!("{}: framed {n} blocks, not {}", path.display(), params.network));
-        }
-        if head.iter().take(160).all(|c| c.is_ascii_hexdigit() || c.is_ascii_whitespace()) {
-            return Ok(BlockFile::Hex { lines: r.lines(), line: 0 });
-        }
-        Err(format!(
-            "{}: neither framed {} blocks (magic {}) nor hex blocks one per line",
-            path.display(),
-            params.network,
-            params.magic.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        ))
-    }
-
-    fn next_block(&mut self) -> Option<Result<Vec<u8>, String>> {
-        match self {
-            BlockFile::Framed { r, magic } => {
-                let mut head = [0u8; 8];
-                match read_exact_or_eof(r, &mut head) {
-                    Ok(0) => return None,
-                    Ok(8) => {}
-                    Ok(_) => return Some(Err("truncated frame header".into())),
-                    Err(e) => return Some(Err(e.to_string())),
-                }
-                if head[..4] == [0; 4] {
-                    return None;
-                }
-                if head[..4] != *magic {
-                    return Some(Err(format!("bad frame magic {:02x?}", &head[..4])));
-                }
-                let len = u32::from_le_bytes(head[4..].try_into().expect("4"));
-                if len > MAX_BLOCK_BYTES {
-                    return Some(Err(format!("frame of {len} bytes")));
-                }
-                let mut block = vec![0u8; len as usize];
-                match read_exact_or_eof(r, &mut block) {
-                    Ok(n) if n == block.len() => Some(Ok(block)),
-                    Ok(_) => Some(Err("truncated block".into())),
-                    Err(e) => Some(Err(e.to_string())),
-                }
-            }
-            BlockFile::Hex { lines, line } => loop {
-                *line += 1;
-                let l = match lines.next()? {
-                    Ok(l) => l,
-                    Err(e) => return Some(Err(e.to_string())),
-                };
-                let l = l.trim();
-                if l.is_empty() {
-                    continue;
-                }
-                return Some(from_hex(l).ok_or_else(|| format!("line {line}: not hex")));
-            },
-        }
-    }
-}
-
-/// Fills `buf`; returns how many bytes were read before the end of the file.
-fn read_exact_or_eof(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
-fn block_prev_hash(raw: &[u8]) -> Option<[u8; 32]> {
-    raw.get(4..36).map(|s| s.try_into().expect("32"))
-}
-
-/// What a replay produced (built into a dict once the GIL is held again).
-struct ReplayOutcome {
-    network: Network,
-    summary: fullverify::chainstate::StateSummary,
-    resumed_from: Option<u32>,
-    blocks: u64,
-    txs: u64,
-    inputs: u64,
-    wall_s: f64,
-    invalid: Option<fullverify::validation::BlockError>,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_replay(
-    source: &Path,
-    network: Network,
-    threads: usize,
-    dbcache_mb: usize,
-    stop_height: Option<u32>,
-    datadir: Option<&Path>,
-    backend: fullverify::Backend,
-) -> Result<ReplayOutcome, String> {
-    let start = Instant::now();
-    let params = network.params();
-    let mut opts = ChainstateOptions::new(network);
-    opts.threads = threads;
-    opts.dbcache_bytes = dbcache_mb << 20;
-    opts.backend = backend;
-    opts.sig_mode = SigMode::for_backend(backend);
-    let mut cs = match datadir {
-        Some(d) => Chainstate::open(d, opts).map_err(|e| format!("{}: {e}", d.display()))?,
-        None => Chainstate::open_in_memory(opts),
-    };
-    let mut src = BlockFile::open(source, params)?;
-    let resumed_from = cs.tip();
-    // Blocks of the source already in the state are skipped until the tip is found.
-    let mut waiting_for_tip = resumed_from.map(|(_, h)| h);
-    let (mut blocks, mut txs, mut inputs) = (0u64, 0u64, 0u64);
-    let mut invalid = None;
-    let mut connect = |cs: &mut Chainstate, raw: &[u8]| -> Result<bool, String> {
-        match cs.connect_block(raw) {
-            Ok(s) => {
-                blocks += 1;
-                txs += s.txs as u64;
-                // The coinbase's input spends nothing: count the inputs that spend coins.
-                inputs += s.inputs.saturating_sub(1) as u64;
-                Ok(true)
-            }
-            Err(ChainError::Invalid(e)) => {
-                invalid = Some(e);
-                Ok(false)
-            }
-            Err(e) => Err(e.to_string()),
-        }
-    };
-    loop {
-        if let (Some(stop), Some((h, _))) = (stop_height, cs.tip()) {
-            if h >= stop {
-                break;
-            }
-        }
-        let Some(raw) = src.next_block() else { break };
-        let raw = raw.map_err(|e| format!("{}: {e}", source.display()))?;
-        let prev = block_prev_hash(&raw)
-            .ok_or_else(|| format!("{}: block shorter than a header", source.display()))?;
-        if let Some(tip) = waiting_for_tip {
-            if fullverify::hash::sha256d(&raw[..80.min(raw.len())]) == tip {
-                waiting_for_tip = None;
-                continue;
-            }
-            if prev != tip {
-                continue;
-            }
-            waiting_for_tip = None;
-        }
-        if cs.tip().is_none() && prev != [0; 32] {
-            // A source that starts at height 1: connect the network's genesis block first.
-            let g = params.genesis_block();
-            let mut genesis = g.header.to_bytes().to_vec();
-            fullverify::encode::write_compact_size(&mut genesis, g.txdata.len() as u64);
-            for tx in &g.txdata {
-                genesis.extend_from_slice(&tx.to_bytes(true));
-            }
-            if !connect(&mut cs, &genesis)? {
-                break;
-            }
-        }
-        if !connect(&mut cs, &raw)? {
-            break;
-        }
-    }
-    if let Some(tip) = waiting_for_tip {
-        return Err(format!(
-            "{}: the source does not contain the state's tip {} (nor its child)",
-            source.display(),
-            display_hex(&tip)
-        ));
-    }
-    cs.flush().map_err(|e| format!("flushing the chain state: {e}"))?;
-    Ok(ReplayOutcome {
-        network,
-        summary: cs.summary(),
-        resumed_from: resumed_from.map(|(h, _)| h),
-        blocks,
-        txs,
-        inputs,
-        wall_s: start.elapsed().as_secs_f64(),
-        invalid,
-    })
-}
 
 /// Replays the blocks of ``source`` (a path: framed ``magic | u32 LE length | block`` records
 /// as in Core's blk*.dat without obfuscation, or hex blocks one per line) through the chain
@@ -365,24 +148,41 @@ fn replay<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let network = network_arg(network)?;
     let b = backend_arg(backend)?;
-    let threads = threads_arg(threads);
+    let settings = Settings {
+        threads: threads_arg(threads),
+        backend: b,
+        sig_mode: SigMode::for_backend(b),
+        dbcache_mb: dbcache_mb as u64,
+        stop_height,
+        store: datadir.map_or(Store::Memory, Store::Dir),
+        ..Settings::new(network)
+    };
     let o = py
-        .detach(|| run_replay(&source, network, threads, dbcache_mb, stop_height, datadir.as_deref(), b))
-        .map_err(Error::new_err)?;
+        .detach(|| {
+            let kind = SourceKind::detect(&source, network).map_err(Failure::Source)?;
+            run_chain(kind, &source, &settings, &mut ())
+        })
+        .map_err(|f| Error::new_err(failure_message(&f)))?;
+    let invalid = match o.failure {
+        None => None,
+        Some(Failure::Invalid { error, .. }) => Some(error),
+        Some(f) => return Err(Error::new_err(failure_message(&f))),
+    };
+    let wall_s = o.wall.as_secs_f64();
     let d = PyDict::new(py);
-    d.set_item("network", o.network.name())?;
+    d.set_item("network", network.name())?;
     d.set_item("height", o.summary.height)?;
     d.set_item("tip", o.summary.tip.map(|h| display_hex(&h)))?;
     d.set_item("utxo_count", o.summary.utxo_count)?;
     d.set_item("total_amount", o.summary.total_amount)?;
     d.set_item("muhash", o.summary.muhash)?;
-    d.set_item("blocks", o.blocks)?;
-    d.set_item("txs", o.txs)?;
-    d.set_item("inputs", o.inputs)?;
-    d.set_item("wall_s", o.wall_s)?;
-    d.set_item("inputs_per_s", if o.wall_s > 0.0 { o.inputs as f64 / o.wall_s } else { 0.0 })?;
+    d.set_item("blocks", o.totals.blocks)?;
+    d.set_item("txs", o.totals.txs)?;
+    d.set_item("inputs", o.totals.inputs)?;
+    d.set_item("wall_s", wall_s)?;
+    d.set_item("inputs_per_s", if wall_s > 0.0 { o.totals.inputs as f64 / wall_s } else { 0.0 })?;
     d.set_item("resumed_from_height", o.resumed_from)?;
-    match o.invalid {
+    match invalid {
         None => d.set_item("error", py.None())?,
         Some(e) => {
             let err = PyDict::new(py);
@@ -404,6 +204,14 @@ fn replay<'py>(
         }
     }
     Ok(d)
+}
+
+/// The text of a failure raised as `fullverify.Error` (without the command line's `error: `).
+fn failure_message(f: &Failure) -> String {
+    match f {
+        Failure::Usage(m) | Failure::Source(m) | Failure::Store(m) => m.clone(),
+        Failure::Invalid { .. } => f.to_string(),
+    }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

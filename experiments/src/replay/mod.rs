@@ -1,14 +1,431 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The replay driver behind `src/bin/replay.rs`: block sources, spent-output readers,
-//! progress display and the pieces of the replay packet.
+//! The `replay` command: its command line, the run and the summary, over the driver's replay
+//! (`fullverify_driver::replay`), which Python's `fullverify.replay` drives too.
 //!
-//! - [`source`]: framed files (optionally compressed), hex-per-line files and Bitcoin Core
-//!   `blocks/` directories, each yielding raw blocks in chain order with their file offsets.
-//! - [`spent`]: the spent-output formats that let one block be validated without its chain.
+//! `Run::from_cli(cli)?.execute()` is the whole binary: [`Run::from_cli`] applies `--malloc`,
+//! checks the arguments and finds the source (generating the default corpus when it is
+//! missing); [`Run::execute`] replays with a progress display, prints the summary, checks a
+//! chaingen corpus's final state against its manifest, and writes the packet.
+//!
+//! - [`cli`]: the clap command line.
+//! - [`malloc`]: `--malloc`, glibc's allocator settings.
 //! - [`progress`]: a live bar on a terminal, periodic lines otherwise.
-//! - [`packet`]: resource usage, digests and per-band rates for the packet
-//!   (`results/schema/replay.schema.json`).
-pub mod packet;
+
+pub mod cli;
+pub mod malloc;
 pub mod progress;
-pub mod source;
-pub mod spent;
+
+pub use fullverify_driver::{metrics, source, spent};
+
+use crate::chaingen::{self, Manifest, Profile, DEFAULT_SEED};
+use cli::{Cli, SpentFormatArg};
+use fullverify::chain::Network;
+use fullverify::encode::display_hex;
+use fullverify::Backend;
+use fullverify_driver::metrics::{file_sha256, BlockRecord};
+use fullverify_driver::replay::{
+    run_block, run_chain, BlockOutcome, BlockRun, ChainOutcome, Failure, Observer, Settings, SourceKind,
+    Store, EXIT_IO, RUSTFLAGS,
+};
+use fullverify_driver::report::{results_dir, Packet};
+use fullverify_driver::spent::SpentFormat;
+use progress::Progress;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A replay the command line asked for, ready to run.
+pub struct Run {
+    kind: SourceKind,
+    path: PathBuf,
+    settings: Settings,
+    block: Option<BlockRun>,
+    json: Option<PathBuf>,
+    quiet: bool,
+    malloc: Value,
+}
+
+/// What a run ended with: the packet (unless the run could not start) and the exit code.
+pub struct Finished {
+    /// The packet written, if the run started.
+    pub packet: Option<Packet>,
+    /// 0, or the first failure's code (see `replay --help`).
+    pub exit_code: u8,
+}
+
+impl Run {
+    /// Applies `--malloc` (before any other thread starts), checks the arguments and finds the
+    /// source. `Err`: a usage error, or the default corpus could not be generated.
+    pub fn from_cli(mut cli: Cli) -> Result<Run, Failure> {
+        let malloc = malloc::apply(cli.malloc);
+        let usage = |m: &str| Failure::Usage(m.to_string());
+        let threads = cli
+            .threads
+            .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
+        let kind: SourceKind = match &cli.source {
+            Some(v) => v[0].parse().map_err(Failure::Usage)?,
+            None => SourceKind::Corpus,
+        };
+        if kind != SourceKind::Block && (cli.spent.is_some() || cli.height.is_some()) {
+            return Err(usage("--spent and --height apply only to --source block"));
+        }
+        if kind == SourceKind::Block
+            && (cli.datadir.is_some()
+                || cli.stop_height.is_some()
+                || cli.flush_every.is_some()
+                || cli.assumevalid.0.is_some())
+        {
+            return Err(usage(
+                "--datadir, --stop-height, --flush-every and --assumevalid apply only to chain sources",
+            ));
+        }
+        if kind == SourceKind::Corpus {
+            if cli.network.is_some_and(|n| n != Network::Regtest) {
+                if cli.source.is_none() {
+                    return Err(usage(
+                        "the default source is a regtest corpus; pass --source for other networks",
+                    ));
+                }
+                return Err(usage("a chaingen corpus is a regtest chain (--network regtest)"));
+            }
+            cli.network = Some(Network::Regtest);
+        }
+        let path = match &cli.source {
+            Some(v) => PathBuf::from(&v[1]),
+            None => default_corpus(threads, cli.quiet)
+                .map_err(|e| Failure::Source(format!("generating the default corpus: {e}")))?,
+        };
+        if !path.exists() {
+            return Err(Failure::Usage(format!("source {}: no such file or directory", path.display())));
+        }
+        let backend = cli.backend.unwrap_or_else(Backend::detect);
+        let sig_mode = cli
+            .sig_checks
+            .unwrap_or_else(|| fullverify::validation::SigMode::for_backend(backend))
+            .with_batch_schnorr(cli.batch_schnorr);
+        let settings = Settings {
+            network: cli.network.unwrap_or(Network::Mainnet),
+            threads,
+            backend,
+            sig_mode,
+            dbcache_mb: cli.dbcache,
+            flush_every: cli.flush_every,
+            stop_height: cli.stop_height,
+            store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
+            assumevalid: cli.assumevalid.0,
+        };
+        let block = match kind {
+            SourceKind::Block => {
+                let spent = cli.spent.clone().ok_or_else(|| usage("--source block needs --spent FILE"))?;
+                if !spent.exists() {
+                    return Err(Failure::Usage(format!("--spent {}: no such file", spent.display())));
+                }
+                let spent_format = match cli.spent_format {
+                    SpentFormatArg::Floresta => Some(SpentFormat::Floresta),
+                    SpentFormatArg::Bcoin => Some(SpentFormat::Bcoin),
+                    SpentFormatArg::Btcd => Some(SpentFormat::Btcd),
+                    SpentFormatArg::Auto => None,
+                };
+                Some(BlockRun { path: path.clone(), spent, spent_format, height: cli.height })
+            }
+            _ => None,
+        };
+        Ok(Run { kind, path, settings, block, json: cli.json, quiet: cli.quiet, malloc })
+    }
+
+    /// The settings the run uses.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Replays, prints the summary (unless `--quiet`) and writes the packet.
+    pub fn execute(self) -> Finished {
+        let (packet, code) = match &self.block {
+            Some(b) => match run_block(b, &self.settings) {
+                Ok(o) => (self.block_packet(&o), o.exit_code()),
+                Err(f) => return self.failed(f),
+            },
+            None => {
+                let mut progress =
+                    ChainProgress { bar: None, quiet: self.quiet, stop: self.settings.stop_height };
+                match run_chain(self.kind, &self.path, &self.settings, &mut progress) {
+                    Ok(o) => (self.chain_packet(&o), o.exit_code()),
+                    Err(f) => return self.failed(f),
+                }
+            }
+        };
+        let code = match self.write(&packet) {
+            Ok(()) => code,
+            Err(e) => {
+                eprintln!("error: {e}");
+                if code == 0 {
+                    EXIT_IO
+                } else {
+                    code
+                }
+            }
+        };
+        Finished { packet: Some(packet), exit_code: code }
+    }
+
+    fn failed(&self, f: Failure) -> Finished {
+        eprintln!("{f}");
+        Finished { packet: None, exit_code: f.exit_code() }
+    }
+
+    /// What the binary adds to the driver's packet: the binary, the allocator and `--malloc`.
+    fn stamp(&self, p: &mut Packet) {
+        p.set(
+            "binary",
+            json!({
+                "name": "replay",
+                "sha256": std::env::current_exe().ok().and_then(|p| file_sha256(&p).ok()),
+                "rustflags": RUSTFLAGS,
+            }),
+        );
+        p.set("allocator", malloc::ALLOCATOR);
+        p.set("malloc", &self.malloc);
+    }
+
+    fn chain_packet(&self, o: &ChainOutcome) -> Packet {
+        let mut p = o.packet(&self.settings);
+        self.stamp(&mut p);
+        if let Some(f) = &o.failure {
+            eprintln!("{f}");
+        }
+        let corpus = if self.kind == SourceKind::Corpus { Manifest::read(&self.path).ok() } else { None };
+        let eras = corpus.as_ref().map(|m| era_rates(m, &o.totals.records));
+        let mut state_matches = false;
+        if let Some(m) = &corpus {
+            let st = &m.expected_state;
+            let s = &o.summary;
+            state_matches = o.failure.is_none()
+                && s.tip.map(|h| display_hex(&h)) == Some(m.tip.clone())
+                && s.utxo_count == st.utxo_count
+                && s.total_amount == st.total_amount
+                && s.muhash == st.muhash;
+            p.set(
+                "corpus",
+                json!({
+                    "generator": m.generator,
+                    "format_version": m.format_version,
+                    "profile": m.profile,
+                    "seed": m.seed,
+                    "tip_height": m.tip_height,
+                    "sha256": m.sha256,
+                    "expected_state": st,
+                    "state_matches_manifest": state_matches,
+                }),
+            );
+            p.set("eras", eras.clone());
+        }
+        if !self.quiet {
+            print_chain_summary(o);
+            for e in eras.iter().flatten() {
+                eprintln!(
+                    "era {:8} heights {:>6}..={:<6} {:>9} inputs in {:>8.3} s: {:>9.0} inputs/s",
+                    e["name"].as_str().unwrap_or(""),
+                    e["first_height"],
+                    e["last_height"],
+                    e["inputs"],
+                    e["seconds"].as_f64().unwrap_or(0.0),
+                    e["inputs_per_s"].as_f64().unwrap_or(0.0)
+                );
+            }
+            if let Some(m) = &corpus {
+                eprintln!(
+                    "corpus: {} profile, seed {}: final state {} the manifest",
+                    m.profile.name(),
+                    m.seed,
+                    if state_matches { "equals" } else { "DIFFERS FROM" }
+                );
+            }
+        }
+        p
+    }
+
+    fn block_packet(&self, o: &BlockOutcome) -> Packet {
+        let mut p = o.packet(&self.settings);
+        self.stamp(&mut p);
+        let secs = Duration::as_secs_f64;
+        match &o.result {
+            Ok(s) if !self.quiet => {
+                let w = o.wall.as_secs_f64().max(1e-9);
+                eprintln!(
+                    "block {} at height {}: valid; {} txs, {} inputs, fees {} sat, sigops cost {}",
+                    display_hex(&s.hash),
+                    o.height,
+                    s.txs,
+                    s.inputs,
+                    s.fees,
+                    s.sigops_cost
+                );
+                let beside =
+                    if s.checks_beside_scripts { " (the checks ran beside the scripts)" } else { "" };
+                eprintln!(
+                    "time: {:.3} s wall ({:.0} inputs/s); checks {:.3} s, scripts {:.3} s{beside}, reading and decoding the block and its spent outputs {:.3} s",
+                    w,
+                    s.inputs as f64 / w,
+                    secs(&s.checks),
+                    secs(&s.scripts),
+                    secs(&o.read)
+                );
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("{e}"),
+        }
+        p
+    }
+
+    /// Writes the packet to `--json` or `results/replay/`.
+    fn write(&self, p: &Packet) -> Result<(), String> {
+        let path = match &self.json {
+            Some(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                let mut text = serde_json::to_string_pretty(&p.to_json()).expect("json");
+                text.push('\n');
+                std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+                path.clone()
+            }
+            None => p.write(&results_dir()).map_err(|e| format!("writing the packet: {e}"))?,
+        };
+        if !self.quiet {
+            eprintln!("packet: {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// The progress display and the resume notes of a chain run.
+struct ChainProgress {
+    bar: Option<Progress>,
+    quiet: bool,
+    stop: Option<u32>,
+}
+
+impl Observer for ChainProgress {
+    fn resumed(&mut self, height: u32, datadir: &Path) {
+        if !self.quiet {
+            eprintln!("replay: resuming after height {height} from {}", datadir.display());
+        }
+        if let Some(stop) = self.stop.filter(|&s| height >= s) {
+            eprintln!("replay: the state is already at height {height}, at or past --stop-height {stop}");
+        }
+    }
+
+    fn start(&mut self, total: Option<u64>) {
+        self.bar = Some(Progress::new(total, self.quiet));
+    }
+
+    fn block(&mut self, height: u32, inputs: u64) {
+        if let Some(b) = &mut self.bar {
+            b.block(height, inputs);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = &mut self.bar {
+            b.finish();
+        }
+    }
+}
+
+/// The repository root (the parent of this package), fixed at compile time.
+fn repo_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// The default corpus in `target/chaingen/` of the repository, generated when absent.
+fn default_corpus(threads: usize, quiet: bool) -> std::io::Result<PathBuf> {
+    struct Note(bool, Instant);
+    impl chaingen::Observer for Note {
+        fn block(&mut self, height: u32, inputs: u64) {
+            if !self.0 && height.is_multiple_of(500) {
+                eprintln!(
+                    "chaingen: height {height}, {inputs} inputs, {:.1} s",
+                    self.1.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+    let root = repo_root().join("target").join("chaingen");
+    let dir = chaingen::cache_dir(&root, Profile::Default, DEFAULT_SEED);
+    if !quiet && Manifest::read(&dir).is_err() {
+        eprintln!("replay: generating the default corpus into {} (once)", dir.display());
+    }
+    let t0 = Instant::now();
+    let (dir, _, generated) =
+        chaingen::ensure_corpus(&root, Profile::Default, DEFAULT_SEED, threads, &mut Note(quiet, t0))?;
+    if generated && !quiet {
+        eprintln!("chaingen: done in {:.1} s", t0.elapsed().as_secs_f64());
+    }
+    Ok(dir)
+}
+
+/// Inputs, time and inputs/s per era of a corpus, from the per-block records.
+fn era_rates(m: &Manifest, records: &[BlockRecord]) -> Vec<Value> {
+    m.eras
+        .iter()
+        .map(|e| {
+            let (mut inputs, mut seconds, mut blocks) = (0u64, 0f64, 0u64);
+            for r in records.iter().filter(|r| (e.first_height..=e.last_height).contains(&r.height)) {
+                inputs += u64::from(r.inputs);
+                seconds += r.seconds;
+                blocks += 1;
+            }
+            json!({
+                "name": e.name,
+                "first_height": e.first_height,
+                "last_height": e.last_height,
+                "blocks": blocks,
+                "inputs": inputs,
+                "seconds": seconds,
+                "inputs_per_s": if seconds > 0.0 { inputs as f64 / seconds } else { 0.0 },
+            })
+        })
+        .collect()
+}
+
+fn btc(sat: i64) -> String {
+    format!("{}.{:08}", sat / 100_000_000, (sat % 100_000_000).abs())
+}
+
+fn print_chain_summary(o: &ChainOutcome) {
+    let (t, r, s) = (&o.totals, &o.resources, &o.summary);
+    let w = o.wall.as_secs_f64().max(1e-9);
+    let secs = Duration::as_secs_f64;
+    eprintln!(
+        "replay: {} blocks, {} txs, {} inputs in {:.3} s: {:.1} blocks/s, {:.0} inputs/s (user {:.2} s, sys {:.2} s, peak RSS {} MiB)",
+        t.blocks,
+        t.txs,
+        t.inputs,
+        w,
+        t.blocks as f64 / w,
+        t.inputs as f64 / w,
+        r.user_s,
+        r.sys_s,
+        r.peak_rss_bytes >> 20
+    );
+    eprintln!(
+        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s",
+        secs(&o.open),
+        secs(&(t.read + t.parse)),
+        secs(&t.fetch),
+        secs(&t.scripts),
+        secs(&t.apply),
+        secs(&t.flush)
+    );
+    match (s.height, s.tip) {
+        (Some(h), Some(tip)) => eprintln!(
+            "state: height {h}, tip {}, {} UTXOs, {} BTC, MuHash {}",
+            display_hex(&tip),
+            s.utxo_count,
+            btc(s.total_amount),
+            s.muhash
+        ),
+        _ => eprintln!("state: empty (no block connected)"),
+    }
+}

@@ -35,8 +35,11 @@ pub struct SpentOutput {
 /// A spent-output file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpentFormat {
+    /// floresta's JSON array, in input order.
     Floresta,
+    /// bcoin's undo records, in input order.
     Bcoin,
+    /// btcd's utxostore, keyed by outpoint.
     Btcd,
 }
 

@@ -71,9 +71,19 @@ impl RawBlock {
 #[derive(Debug)]
 pub enum SourceError {
     /// The file or directory cannot be opened or read.
-    Io { path: String, error: io::Error },
+    Io {
+        /// The file or directory.
+        path: String,
+        /// What the system said.
+        error: io::Error,
+    },
     /// The bytes are not what the format requires.
-    Corrupt { at: Origin, what: String },
+    Corrupt {
+        /// Where in the source.
+        at: Origin,
+        /// What is wrong there.
+        what: String,
+    },
 }
 
 impl fmt::Display for SourceError {
@@ -121,9 +131,13 @@ fn io_err(path: &str) -> impl FnOnce(io::Error) -> SourceError + '_ {
 /// Compression detected from a file's first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
+    /// Not compressed.
     None,
+    /// bzip2 (`BZh`).
     Bzip2,
+    /// Zstandard (frame magic `28 b5 2f fd`).
     Zstd,
+    /// gzip (`1f 8b`).
     Gzip,
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Records the compiler version and flags, target and profile for result packets.
+//! Records the compiler version and flags, target and profile for result packets
+//! (`report::Packet`, `replay::RUSTFLAGS`).
 fn main() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = std::process::Command::new(rustc)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Pieces of the replay packet: resource usage, file digests and per-height-band rates.
+//! Measurements the replay packet carries: resource usage, file digests and per-height-band
+//! rates.
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -57,8 +58,11 @@ pub fn file_sha256(path: &Path) -> std::io::Result<String> {
 /// One connected block, as recorded for the band metrics.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockRecord {
+    /// The block's height.
     pub height: u32,
+    /// Its transactions.
     pub txs: u32,
+    /// Its inputs that spend a coin.
     pub inputs: u32,
     /// Wall time from the end of the previous block to the end of this one (read included).
     pub seconds: f64,
@@ -67,13 +71,21 @@ pub struct BlockRecord {
 /// Rates over a contiguous range of heights.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Band {
+    /// First height of the band.
     pub from_height: u32,
+    /// Last height of the band.
     pub to_height: u32,
+    /// Blocks in it.
     pub blocks: u64,
+    /// Their transactions.
     pub txs: u64,
+    /// Their inputs that spend a coin.
     pub inputs: u64,
+    /// Wall seconds the band took.
     pub seconds: f64,
+    /// Blocks per second.
     pub blocks_per_s: f64,
+    /// Inputs per second.
     pub inputs_per_s: f64,
 }
 
