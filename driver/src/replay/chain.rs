@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A chain replay: a source's blocks connected one by one through the chain state, resumed from
+//! its last flush, into a [`ChainOutcome`] and its packet.
+
+use super::{block_bytes, summary_json, Failure, Settings, SourceKind, Store};
+use crate::metrics::{bands, resources, BlockRecord, Resources};
+use crate::report::Packet;
+use crate::source::{self, display_name, RawBlock, Source, SourceError};
+use fullverify::chain::Network;
+use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions, StateSummary};
+use fullverify::encode::display_hex;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What a chain run tells its caller while it runs (every method does nothing by default).
+pub trait Observer {
+    /// The chain state was resumed after `height` from `datadir`.
+    fn resumed(&mut self, _height: u32, _datadir: &Path) {}
+    /// Blocks are about to be connected; `total` is how many, when the source knows.
+    fn start(&mut self, _total: Option<u64>) {}
+    /// The block at `height`, spending `inputs` coins, was connected.
+    fn block(&mut self, _height: u32, _inputs: u64) {}
+    /// No more blocks will be connected.
+    fn finish(&mut self) {}
+}
+
+impl Observer for () {}
+
+/// Counts and phase times of a chain run.
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    /// Blocks connected.
+    pub blocks: u64,
+    /// Transactions in them.
+    pub txs: u64,
+    /// Inputs that spend a coin (the coinbase's input does not).
+    pub inputs: u64,
+    /// Reading blocks from the source.
+    pub read: Duration,
+    /// Decoding them.
+    pub parse: Duration,
+    /// Fetching the coins they spend.
+    pub fetch: Duration,
+    /// Their scripts.
+    pub scripts: Duration,
+    /// Applying them to the UTXO cache (MuHash included).
+    pub apply: Duration,
+    /// Flushing the chain state.
+    pub flush: Duration,
+    /// One record per connected block.
+    pub records: Vec<BlockRecord>,
+}
+
+/// What a chain run read from its source.
+#[derive(Clone, Debug)]
+pub struct SourceStats {
+    /// Blocks read (those skipped up to a resumed tip included).
+    pub blocks_read: u64,
+    /// Their bytes.
+    pub bytes_read: u64,
+    /// SHA-256 of those bytes, block after block, hex.
+    pub sha256: String,
+}
+
+/// The result of [`run_chain`].
+#[derive(Debug)]
+pub struct ChainOutcome {
+    /// The source kind.
+    pub kind: SourceKind,
+    /// The source path.
+    pub path: PathBuf,
+    /// The state at the tip (after the last valid block), as flushed.
+    pub summary: StateSummary,
+    /// The height the state was resumed after, if it was.
+    pub resumed_from: Option<u32>,
+    /// Counts and phase times.
+    pub totals: Totals,
+    /// Opening the chain state.
+    pub open: Duration,
+    /// The whole run.
+    pub wall: Duration,
+    /// The process's resource usage at the end.
+    pub resources: Resources,
+    /// What was read from the source.
+    pub source: SourceStats,
+    /// Why the run stopped before the source's end, if it did.
+    pub failure: Option<Failure>,
+}
+
+impl ChainOutcome {
+    /// 0, or the failure's exit code.
+    pub fn exit_code(&self) -> u8 {
+        self.failure.as_ref().map_or(0, Failure::exit_code)
+    }
+
+    /// The replay packet: `settings`' params, the source, the state, resources, metrics with
+    /// per-band rates, the phase split and the error, if any.
+    pub fn packet(&self, settings: &Settings) -> Packet {
+        let mut p = settings.packet(self.kind);
+        let (t, wall) = (&self.totals, self.wall);
+        let rate = |x: u64| if wall.as_secs_f64() > 0.0 { x as f64 / wall.as_secs_f64() } else { 0.0 };
+        p.set(
+            "source",
+            json!({
+                "kind": self.kind.name(),
+                "path": display_name(&self.path),
+                "blocks_read": self.source.blocks_read,
+                "bytes_read": self.source.bytes_read,
+                "sha256": self.source.sha256,
+                "resumed_from_height": self.resumed_from,
+            }),
+        );
+        p.set("tip", self.summary.tip.map(|h| display_hex(&h)));
+        p.set("state", summary_json(&self.summary));
+        p.set("resources", &self.resources);
+        p.set(
+            "metrics",
+            json!({
+                "blocks": t.blocks,
+                "txs": t.txs,
+                "inputs": t.inputs,
+                "wall_s": wall.as_secs_f64(),
+                "inputs_per_s": rate(t.inputs),
+                "blocks_per_s": rate(t.blocks),
+                "bands": bands(&t.records),
+            }),
+        );
+        p.set(
+            "phases",
+            json!({
+                "open_s": self.open.as_secs_f64(),
+                "read_parse_s": (t.read + t.parse).as_secs_f64(),
+                "fetch_s": t.fetch.as_secs_f64(),
+                "scripts_s": t.scripts.as_secs_f64(),
+                "apply_s": t.apply.as_secs_f64(),
+                "flush_s": t.flush.as_secs_f64(),
+            }),
+        );
+        if let Some(f) = &self.failure {
+            p.set("error", f.to_json());
+        }
+        p
+    }
+}
+
+/// Opens a chain source of `kind` for `network`.
+pub fn open_source(kind: SourceKind, path: &Path, network: Network) -> Result<Source, SourceError> {
+    let params = network.params();
+    match kind {
+        SourceKind::Framed => source::framed(path, params.magic),
+        SourceKind::Hex => source::hex_lines(path),
+        SourceKind::Corpus => source::corpus(path, params.magic),
+        SourceKind::CoreBlocks | SourceKind::Block => {
+            source::core_blocks(path, params.magic, params.genesis_hash)
+        }
+    }
+}
+
+/// A temporary state directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Replays the chain of `kind` at `path` with `settings`. `Err`: the run could not start (the
+/// source or the chain state could not be opened); a run that started returns its outcome,
+/// with the failure that stopped it, if any, and the state flushed.
+pub fn run_chain(
+    kind: SourceKind,
+    path: &Path,
+    settings: &Settings,
+    observer: &mut dyn Observer,
+) -> Result<ChainOutcome, Failure> {
+    if kind == SourceKind::Block {
+        return Err(Failure::Usage("a single block is validated with run_block, not as a chain".into()));
+    }
+    let start = Instant::now();
+    let mut src = open_source(kind, path, settings.network).map_err(|e| Failure::Source(e.to_string()))?;
+    let opts = ChainstateOptions {
+        network: settings.network,
+        threads: settings.threads,
+        dbcache_bytes: (settings.dbcache_mb as usize) << 20,
+        backend: settings.backend,
+        assumevalid: settings.assumevalid,
+        flush_every_blocks: settings.flush_every,
+        sig_mode: settings.sig_mode,
+    };
+    let (datadir, _temp) = match &settings.store {
+        Store::Dir(d) => (Some(d.clone()), None),
+        Store::Memory => (None, None),
+        Store::Temporary => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let d = std::env::temp_dir().join(format!("fullverify-replay-{}-{nanos}", std::process::id()));
+            (Some(d.clone()), Some(TempDir(d)))
+        }
+    };
+    let t_open = Instant::now();
+    let mut cs = match &datadir {
+        None => Chainstate::open_in_memory(opts),
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(|e| Failure::Store(format!("{}: {e}", d.display())))?;
+            Chainstate::open(d, opts)
+                .map_err(|e| Failure::Store(format!("opening the chain state in {}: {e}", d.display())))?
+        }
+    };
+    let open = t_open.elapsed();
+    let resumed_from = cs.tip();
+    if let (Some((h, _)), Some(d)) = (resumed_from, &datadir) {
+        observer.resumed(h, d);
+    }
+    let total = match (resumed_from, src.total) {
+        (None, Some(t)) => Some(settings.stop_height.map_or(t, |s| t.min(u64::from(s) + 1))),
+        _ => None,
+    };
+    observer.start(total);
+    let mut t = Totals::default();
+    let mut digest = Sha256::new();
+    let (mut bytes_read, mut blocks_read) = (0u64, 0u64);
+    // Blocks of the source that are already in the state are skipped until the tip is found.
+    let mut waiting_for_tip = resumed_from.map(|(_, h)| h);
+    let mut failure: Option<Failure> = None;
+    let mut last = Instant::now();
+    loop {
+        if let (Some(stop), Some((h, _))) = (settings.stop_height, cs.tip()) {
+            if h >= stop {
+                break;
+            }
+        }
+        let t_read = Instant::now();
+        let next = src.next();
+        t.read += t_read.elapsed();
+        let raw: RawBlock = match next {
+            None => break,
+            Some(Ok(b)) => b,
+            Some(Err(e)) => {
+                failure = Some(Failure::Source(e.to_string()));
+                break;
+            }
+        };
+        digest.update(&raw.bytes);
+        bytes_read += raw.bytes.len() as u64;
+        blocks_read += 1;
+        if let Some(tip) = waiting_for_tip {
+            if raw.hash() == tip {
+                waiting_for_tip = None;
+                last = Instant::now();
+                continue;
+            }
+            if raw.prev_hash() != tip {
+                continue;
+            }
+            waiting_for_tip = None;
+        }
+        if cs.tip().is_none() && raw.prev_hash() != [0; 32] {
+            // A source that starts at height 1: connect the network's genesis block first.
+            let genesis = block_bytes(&settings.network.params().genesis_block());
+            if let Err(e) = connect(&mut cs, &genesis, &mut t, observer, &mut last) {
+                failure = Some(e);
+                break;
+            }
+        }
+        if let Err(mut e) = connect(&mut cs, &raw.bytes, &mut t, observer, &mut last) {
+            if let Failure::Invalid { origin, .. } = &mut e {
+                *origin = Some(raw.origin.to_string());
+            }
+            failure = Some(e);
+            break;
+        }
+    }
+    observer.finish();
+    if failure.is_none() {
+        if let Some(tip) = waiting_for_tip {
+            failure = Some(Failure::Source(format!(
+                "the source does not contain the state's tip {} (nor its child); is it the same chain?",
+                display_hex(&tip)
+            )));
+        }
+    }
+    let t_flush = Instant::now();
+    let flushed = cs.flush();
+    t.flush += t_flush.elapsed();
+    if let Err(e) = flushed {
+        let f = Failure::Store(format!("flushing the chain state: {e}"));
+        match failure {
+            None => failure = Some(f),
+            // The first failure is the one reported; this one is still worth a line.
+            Some(_) => eprintln!("{f}"),
+        }
+    }
+    let wall = start.elapsed();
+    let summary = cs.summary();
+    drop(cs);
+    Ok(ChainOutcome {
+        kind,
+        path: path.to_path_buf(),
+        summary,
+        resumed_from: resumed_from.map(|(h, _)| h),
+        totals: t,
+        open,
+        wall,
+        resources: resources(wall),
+        source: SourceStats { blocks_read, bytes_read, sha256: hex::encode(digest.finalize()) },
+        failure,
+    })
+}
+
+/// Connects one block and records its numbers.
+fn connect(
+    cs: &mut Chainstate,
+    bytes: &[u8],
+    t: &mut Totals,
+    observer: &mut dyn Observer,
+    last: &mut Instant,
+) -> Result<(), Failure> {
+    match cs.connect_block(bytes) {
+        Ok(s) => {
+            let height = cs.tip().map_or(0, |(h, _)| h);
+            // The coinbase's single input spends nothing: count the inputs that spend coins.
+            let inputs = s.inputs.saturating_sub(1) as u64;
+            t.blocks += 1;
+            t.txs += s.txs as u64;
+            t.inputs += inputs;
+            t.parse += s.parse;
+            t.fetch += s.fetch;
+            t.scripts += s.scripts;
+            t.apply += s.apply;
+            t.flush += s.flush;
+            let now = Instant::now();
+            t.records.push(BlockRecord {
+                height,
+                txs: s.txs as u32,
+                inputs: inputs as u32,
+                seconds: (now - *last).as_secs_f64(),
+            });
+            *last = now;
+            observer.block(height, inputs);
+            Ok(())
+        }
+        Err(ChainError::Invalid(error)) => Err(Failure::Invalid { error: Box::new(error), origin: None }),
+        Err(e) => Err(Failure::Store(e.to_string())),
+    }
+}

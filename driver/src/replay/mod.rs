@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The replay run: a chain of blocks from a source through the chain state, or one block with
+//! its spent outputs, into a structured outcome and a result packet. The `replay` binary
+//! (command line, progress, summary) and Python's `fullverify.replay` both drive this.
+//!
+//! A chain run: open the source and the chain state (resumed from its last flush when
+//! `datadir` holds one) → skip the source's blocks up to the state's tip → connect block by
+//! block (a source that starts at height 1 gets the network's genesis block first) until the
+//! source ends, `stop_height` is reached, a block is invalid or a read fails → flush → the
+//! state at the tip. Nothing is printed; an [`Observer`] hears of progress.
+
+mod block;
+mod chain;
+
+pub use block::{read_single_block, run_block, BlockOutcome, BlockRun};
+pub use chain::{open_source, run_chain, ChainOutcome, Observer, SourceStats, Totals};
+
+use crate::report::Packet;
+use crate::source;
+use fullverify::chain::Network;
+use fullverify::chainstate::StateSummary;
+use fullverify::encode::{display_hex, Block};
+use fullverify::validation::{BlockError, SigMode};
+use fullverify::Backend;
+use serde_json::{json, Value};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Exit code of a run that stopped at an invalid block.
+pub const EXIT_INVALID: u8 = 1;
+/// Exit code of a usage error.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a source that cannot be read, or of a storage failure.
+pub const EXIT_IO: u8 = 3;
+
+/// The flags rustc was given for this build (recorded in the packet's `binary`).
+pub const RUSTFLAGS: &str = env!("FULLVERIFY_RUSTFLAGS");
+
+/// Where the blocks come from (`--source KIND PATH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// `magic | u32 LE length | block` records in chain order, maybe compressed.
+    Framed,
+    /// One hex-encoded block per line, in chain order.
+    Hex,
+    /// A Bitcoin Core `blocks/` directory; the most-work chain is rebuilt from the headers.
+    CoreBlocks,
+    /// A corpus written by `chaingen` (blk*.dat in chain order and manifest.json).
+    Corpus,
+    /// One block, validated with its spent outputs and without its chain.
+    Block,
+}
+
+impl SourceKind {
+    /// Every kind, in the order of [`SourceKind::name`]'s list.
+    pub const ALL: [SourceKind; 5] =
+        [SourceKind::Framed, SourceKind::Hex, SourceKind::CoreBlocks, SourceKind::Corpus, SourceKind::Block];
+
+    /// The name on the command line and in packets: `framed`, `hex`, `core-blocks`, `corpus`,
+    /// `block`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceKind::Framed => "framed",
+            SourceKind::Hex => "hex",
+            SourceKind::CoreBlocks => "core-blocks",
+            SourceKind::Corpus => "corpus",
+            SourceKind::Block => "block",
+        }
+    }
+
+    /// The kind of a block file given without one, for `network`: framed when it starts with
+    /// the network's magic or is compressed, hex when its start is hex digits and white space.
+    /// A file framed with another network's magic, or neither, is an error that says so.
+    pub fn detect(path: &Path, network: Network) -> Result<SourceKind, String> {
+        use std::io::Read;
+        let magic = network.params().magic;
+        let io = |e: std::io::Error| format!("{}: {e}", path.display());
+        let mut head = Vec::with_capacity(160);
+        std::fs::File::open(path).map_err(io)?.take(160).read_to_end(&mut head).map_err(io)?;
+        if head.starts_with(&magic) || source::detect_compression(&head) != source::Compression::None {
+            return Ok(SourceKind::Framed);
+        }
+        if let Some(n) = Network::ALL.iter().find(|n| head.starts_with(&n.params().magic)) {
+            return Err(format!("{}: framed {n} blocks, not {network}", path.display()));
+        }
+        if head.iter().all(|c| c.is_ascii_hexdigit() || c.is_ascii_whitespace()) {
+            return Ok(SourceKind::Hex);
+        }
+        Err(format!(
+            "{}: neither framed {network} blocks (magic {}) nor hex blocks one per line",
+            path.display(),
+            hex::encode(magic)
+        ))
+    }
+}
+
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SourceKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SourceKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown source kind {s:?} (framed, hex, core-blocks, corpus or block)"))
+    }
+}
+
+/// How a replay runs, whatever its source.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The network whose rules apply.
+    pub network: Network,
+    /// Script-check threads (≥ 1; the calling thread is one of them).
+    pub threads: usize,
+    /// Signature backend.
+    pub backend: Backend,
+    /// How signature checks are done (the verdicts are the same in every mode).
+    pub sig_mode: SigMode,
+    /// UTXO cache budget in MiB.
+    pub dbcache_mb: u64,
+    /// Also flush every this many blocks.
+    pub flush_every: Option<u32>,
+    /// Stop after connecting the block at this height.
+    pub stop_height: Option<u32>,
+    /// Where the chain state lives.
+    pub store: Store,
+    /// Scripts are not checked up to this block (recorded in the packet); `None`: every one.
+    pub assumevalid: Option<[u8; 32]>,
+}
+
+impl Settings {
+    /// Every core, the best backend this CPU runs and its signature mode, a 450 MiB cache, a
+    /// temporary on-disk chain state, every script checked.
+    pub fn new(network: Network) -> Settings {
+        let backend = Backend::detect();
+        Settings {
+            network,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            backend,
+            sig_mode: SigMode::for_backend(backend),
+            dbcache_mb: 450,
+            flush_every: None,
+            stop_height: None,
+            store: Store::Temporary,
+            assumevalid: None,
+        }
+    }
+
+    /// A replay packet with these settings in `params` and `assumevalid`; the caller adds what
+    /// it knows of the binary.
+    pub fn packet(&self, kind: SourceKind) -> Packet {
+        let params = json!({
+            "network": self.network.name(),
+            "source_kind": kind.name(),
+            "dbcache_mb": self.dbcache_mb,
+            "flush_every": self.flush_every,
+            "stop_height": self.stop_height,
+            "resumable_datadir": matches!(self.store, Store::Dir(_)),
+            "batch_schnorr": self.sig_mode.batches_schnorr(),
+            "sig_mode": self.sig_mode.name(),
+        });
+        let mut p = Packet::new("replay", self.backend.name(), self.threads, params);
+        p.set(
+            "assumevalid",
+            json!({ "enabled": self.assumevalid.is_some(), "hash": self.assumevalid.map(|h| display_hex(&h)) }),
+        );
+        p
+    }
+}
+
+/// Where a chain run keeps its chain state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// A directory of its own, removed at the end.
+    Temporary,
+    /// This directory: resumed from its last flush, flushed at the end.
+    Dir(PathBuf),
+    /// In memory (nothing written; no flush limit but the cache budget's).
+    Memory,
+}
+
+/// Why a run stopped early, or could not start.
+#[derive(Debug)]
+pub enum Failure {
+    /// The arguments do not make a run (exit code 2).
+    Usage(String),
+    /// The source cannot be read (exit code 3).
+    Source(String),
+    /// The chain state's store failed (exit code 3).
+    Store(String),
+    /// A block breaks a consensus rule (exit code 1); `origin` says where the source had it.
+    Invalid {
+        /// Core's reject reason and where it happened.
+        error: Box<BlockError>,
+        /// The file and offset of the block in the source, when it came from one.
+        origin: Option<String>,
+    },
+}
+
+impl Failure {
+    /// The process exit code for this failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Usage(_) => EXIT_USAGE,
+            Failure::Source(_) | Failure::Store(_) => EXIT_IO,
+            Failure::Invalid { .. } => EXIT_INVALID,
+        }
+    }
+
+    /// The packet's `error` object.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Failure::Usage(m) => json!({"kind": "usage", "message": m}),
+            Failure::Source(m) => json!({"kind": "source", "message": m}),
+            Failure::Store(m) => json!({"kind": "store", "message": m}),
+            Failure::Invalid { error: e, .. } => invalid_json(e),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    /// The line the binary prints: Core's words for an invalid block, `error: …` otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Usage(m) | Failure::Source(m) | Failure::Store(m) => write!(f, "error: {m}"),
+            Failure::Invalid { error, origin: Some(o) } => write!(f, "{error} (source {o})"),
+            Failure::Invalid { error, origin: None } => write!(f, "{error}"),
+        }
+    }
+}
+
+/// The packet's `error` object for an invalid block.
+pub(crate) fn invalid_json(e: &BlockError) -> Value {
+    json!({
+        "kind": "invalid-block",
+        "message": e.to_string(),
+        "height": e.height,
+        "hash": display_hex(&e.hash),
+        "reason": e.reason,
+        "tx": e.tx.map(|(i, txid)| json!({"index": i, "txid": display_hex(&txid)})),
+        "input": e.input,
+    })
+}
+
+/// The packet's `state`: height, tip (display hex), UTXO count, total amount, MuHash.
+pub fn summary_json(s: &StateSummary) -> Value {
+    json!({
+        "height": s.height,
+        "tip": s.tip.map(|h| display_hex(&h)),
+        "utxo_count": s.utxo_count,
+        "total_amount": s.total_amount,
+        "muhash": s.muhash,
+    })
+}
+
+/// Serializes a block (BIP144 form when it has witnesses).
+pub fn block_bytes(b: &Block) -> Vec<u8> {
+    let mut v = b.header.to_bytes().to_vec();
+    fullverify::encode::write_compact_size(&mut v, b.txdata.len() as u64);
+    for tx in &b.txdata {
+        v.extend_from_slice(&tx.to_bytes(true));
+    }
+    v
+}
