@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What a corpus is made of: its size ([`Profile`]), the output kinds it spends ([`Kind`]) with
+//! their weight and sigop estimates, the eras' output mixes and the block budgets.
+
+use serde::{Deserialize, Serialize};
+
+/// Estimated weight and sigop budgets of a block (the limits are 4,000,000 and 80,000).
+pub(super) const BLOCK_WEIGHT_BUDGET: usize = 3_980_000;
+pub(super) const BLOCK_SIGOPS_BUDGET: u64 = 79_000;
+
+/// The three eras of the spend range, in chain order.
+pub const ERAS: [&str; 3] = ["legacy", "segwit", "taproot"];
+
+/// How big a corpus is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// About 130 blocks and 3,000 inputs: for determinism tests.
+    Tiny,
+    /// About 200 blocks and 20,000 inputs: for tests.
+    Small,
+    /// About 2,000 blocks and 250,000 inputs: the replay's default.
+    Default,
+    /// About 12,000 blocks and 3,000,000 inputs: for scaling runs.
+    Large,
+}
+
+impl Profile {
+    /// Every profile.
+    pub const ALL: [Profile; 4] = [Profile::Tiny, Profile::Small, Profile::Default, Profile::Large];
+
+    /// The profile's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Tiny => "tiny",
+            Profile::Small => "small",
+            Profile::Default => "default",
+            Profile::Large => "large",
+        }
+    }
+
+    /// Height of the last block.
+    pub fn tip_height(self) -> u32 {
+        match self {
+            Profile::Tiny => 130,
+            Profile::Small => 200,
+            Profile::Default => 2_000,
+            Profile::Large => 12_000,
+        }
+    }
+
+    /// Mean number of inputs per block in the spend range.
+    pub(super) fn inputs_per_block(self) -> usize {
+        match self {
+            Profile::Tiny => 100,
+            Profile::Small => 200,
+            Profile::Default => 130,
+            Profile::Large => 252,
+        }
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Profile, String> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown profile {s:?} (tiny, small, default, large)"))
+    }
+}
+
+/// The kind of an output, which fixes how it is spent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// `<compressed key> CHECKSIG`.
+    P2pk,
+    /// `<uncompressed key> CHECKSIG`.
+    P2pkUncompressed,
+    /// P2PKH of a compressed key.
+    P2pkh,
+    /// P2PKH of an uncompressed key.
+    P2pkhUncompressed,
+    /// P2PKH of a hybrid (0x06/0x07) key.
+    P2pkhHybrid,
+    /// Bare 1-of-2 CHECKMULTISIG.
+    Multisig,
+    /// P2SH of a 2-of-3 CHECKMULTISIG.
+    P2shMultisig,
+    /// Native segwit v0 key hash.
+    P2wpkh,
+    /// P2WPKH nested in P2SH.
+    P2shP2wpkh,
+    /// Native segwit v0 script hash of a 2-of-3 CHECKMULTISIG.
+    P2wshMultisig,
+    /// Taproot spent by the key path.
+    P2trKey,
+    /// Taproot spent by a `<key> CHECKSIG` leaf.
+    P2trLeafChecksig,
+    /// Taproot spent by a 2-of-3 CHECKSIGADD leaf.
+    P2trLeafChecksigadd,
+}
+
+impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 13] = [
+        Kind::P2pk,
+        Kind::P2pkUncompressed,
+        Kind::P2pkh,
+        Kind::P2pkhUncompressed,
+        Kind::P2pkhHybrid,
+        Kind::Multisig,
+        Kind::P2shMultisig,
+        Kind::P2wpkh,
+        Kind::P2shP2wpkh,
+        Kind::P2wshMultisig,
+        Kind::P2trKey,
+        Kind::P2trLeafChecksig,
+        Kind::P2trLeafChecksigadd,
+    ];
+
+    /// The name used in manifests and packets.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::P2pk => "p2pk",
+            Kind::P2pkUncompressed => "p2pk-uncompressed",
+            Kind::P2pkh => "p2pkh",
+            Kind::P2pkhUncompressed => "p2pkh-uncompressed",
+            Kind::P2pkhHybrid => "p2pkh-hybrid",
+            Kind::Multisig => "multisig",
+            Kind::P2shMultisig => "p2sh-multisig",
+            Kind::P2wpkh => "p2wpkh",
+            Kind::P2shP2wpkh => "p2sh-p2wpkh",
+            Kind::P2wshMultisig => "p2wsh-multisig",
+            Kind::P2trKey => "p2tr-key",
+            Kind::P2trLeafChecksig => "p2tr-script-checksig",
+            Kind::P2trLeafChecksigadd => "p2tr-script-checksigadd",
+        }
+    }
+
+    pub(super) fn is_legacy(self) -> bool {
+        matches!(
+            self,
+            Kind::P2pk
+                | Kind::P2pkUncompressed
+                | Kind::P2pkh
+                | Kind::P2pkhUncompressed
+                | Kind::P2pkhHybrid
+                | Kind::Multisig
+                | Kind::P2shMultisig
+        )
+    }
+
+    pub(super) fn is_taproot(self) -> bool {
+        matches!(self, Kind::P2trKey | Kind::P2trLeafChecksig | Kind::P2trLeafChecksigadd)
+    }
+
+    /// Upper bound of the weight one input spending this kind adds (taproot script paths add
+    /// their control block on top).
+    pub(super) fn input_weight(self) -> usize {
+        // prevout 36, sequence 4, script length 1: 41 bytes ×4.
+        let base = 41 * 4;
+        base + match self {
+            Kind::P2pk | Kind::P2pkUncompressed => 75 * 4,
+            Kind::P2pkh => (75 + 34) * 4,
+            Kind::P2pkhUncompressed | Kind::P2pkhHybrid => (75 + 66) * 4,
+            Kind::Multisig => (1 + 75) * 4,
+            Kind::P2shMultisig => (1 + 2 * 75 + 2 + 105 + 2) * 4,
+            Kind::P2wpkh => 1 + 74 + 34 + 1,
+            Kind::P2shP2wpkh => 23 * 4 + 1 + 74 + 34 + 1,
+            Kind::P2wshMultisig => 1 + 1 + 2 * 74 + 1 + 105 + 1,
+            Kind::P2trKey => 1 + 66,
+            Kind::P2trLeafChecksig => 1 + 66 + 35,
+            Kind::P2trLeafChecksigadd => 1 + 3 * 66 + 3 * 35 + 4,
+        } + 48 // an annex
+    }
+
+    /// Sigop cost of spending (P2SH redeem scripts and witness programs).
+    pub(super) fn spend_sigops(self) -> u64 {
+        match self {
+            Kind::P2shMultisig => 12,
+            Kind::P2wpkh | Kind::P2shP2wpkh => 1,
+            Kind::P2wshMultisig => 3,
+            _ => 0,
+        }
+    }
+
+    /// Legacy sigop cost of creating an output of this kind.
+    pub(super) fn output_sigops(self) -> u64 {
+        match self {
+            Kind::P2pk
+            | Kind::P2pkUncompressed
+            | Kind::P2pkh
+            | Kind::P2pkhUncompressed
+            | Kind::P2pkhHybrid => 4,
+            Kind::Multisig => 80,
+            _ => 0,
+        }
+    }
+}
+
+/// Output-type weights per era (per mille), shaped after the spent-output mix of mainnet's
+/// years before segwit, between segwit and taproot, and since taproot.
+pub(super) fn era_weights(era: usize) -> &'static [(Kind, u32)] {
+    match era {
+        0 => &[
+            (Kind::P2pkh, 560),
+            (Kind::P2pkhUncompressed, 170),
+            (Kind::P2pkhHybrid, 3),
+            (Kind::P2pk, 20),
+            (Kind::P2pkUncompressed, 50),
+            (Kind::Multisig, 17),
+            (Kind::P2shMultisig, 180),
+        ],
+        1 => &[
+            (Kind::P2pkh, 360),
+            (Kind::P2pkhUncompressed, 15),
+            (Kind::P2pk, 5),
+            (Kind::Multisig, 5),
+            (Kind::P2shMultisig, 120),
+            (Kind::P2shP2wpkh, 250),
+            (Kind::P2wpkh, 190),
+            (Kind::P2wshMultisig, 55),
+        ],
+        _ => &[
+            (Kind::P2pkh, 170),
+            (Kind::P2shMultisig, 50),
+            (Kind::P2shP2wpkh, 80),
+            (Kind::P2wpkh, 430),
+            (Kind::P2wshMultisig, 50),
+            (Kind::P2trKey, 190),
+            (Kind::P2trLeafChecksig, 20),
+            (Kind::P2trLeafChecksigadd, 10),
+        ],
+    }
+}
