@@ -73,18 +73,22 @@ pub(crate) mod portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_asm;
 
-/// The name of a backend. It grants nothing: to run a backend, get a [`Backend`] token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BackendKind {
-    /// Pure Rust with `u128` products; runs everywhere.
-    Portable,
-    /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.
-    Asm,
-    /// AVX-512 IFMA, eight independent field elements per register: eight-way ECDSA and
-    /// BIP340 verification (`verify_many`) and MuHash's 3072-bit multiplication. Work with no
-    /// eight-way kernel (a single verification, key parsing) runs on the Asm field when the
-    /// CPU has BMI2+ADX, else on Portable.
-    Ifma,
+crate::named_enum! {
+    /// The name of a backend. It grants nothing: to run a backend, get a [`Backend`] token.
+    /// [`BackendKind::ALL`] lists them in order of preference (worst first); the names are
+    /// those `FULLVERIFY_BACKEND` and [`str::parse`] accept.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum BackendKind {
+        /// Pure Rust with `u128` products; runs everywhere.
+        Portable => "portable",
+        /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.
+        Asm => "asm",
+        /// AVX-512 IFMA, eight independent field elements per register: eight-way ECDSA and
+        /// BIP340 verification (`verify_many`) and MuHash's 3072-bit multiplication. Work with
+        /// no eight-way kernel (a single verification, key parsing) runs on the Asm field when
+        /// the CPU has BMI2+ADX, else on Portable.
+        Ifma => "ifma",
+    }
 }
 
 /// A backend this CPU and build can run: a capability token (see the module documentation).
@@ -134,9 +138,6 @@ impl Cpu {
 const IFMA_KERNELS_PRESENT: bool = true;
 
 impl BackendKind {
-    /// Every backend, in order of preference (worst first).
-    pub const ALL: [BackendKind; 3] = [BackendKind::Portable, BackendKind::Asm, BackendKind::Ifma];
-
     /// Whether this CPU and build can run the backend.
     pub fn is_supported(self) -> bool {
         if cfg!(fullverify_backend = "portable") {
@@ -157,15 +158,6 @@ impl BackendKind {
         }
     }
 
-    /// Lower-case name, as accepted by `FULLVERIFY_BACKEND` and by [`str::parse`].
-    pub const fn name(self) -> &'static str {
-        match self {
-            BackendKind::Portable => "portable",
-            BackendKind::Asm => "asm",
-            BackendKind::Ifma => "ifma",
-        }
-    }
-
     /// The CPU features the backend needs, as `/proc/cpuinfo` names them (empty for Portable).
     pub const fn required_flags(self) -> &'static str {
         match self {
@@ -176,22 +168,12 @@ impl BackendKind {
     }
 }
 
-impl fmt::Display for BackendKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl core::str::FromStr for BackendKind {
     type Err = BackendError;
     /// Case-insensitive; surrounding white space is ignored.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "portable" => Ok(BackendKind::Portable),
-            "asm" => Ok(BackendKind::Asm),
-            "ifma" => Ok(BackendKind::Ifma),
-            _ => Err(BackendError::Unknown(s.to_string())),
-        }
+        BackendKind::from_name(&s.trim().to_ascii_lowercase())
+            .ok_or_else(|| BackendError::Unknown(s.to_string()))
     }
 }
 

@@ -48,6 +48,7 @@ pub mod crew;
 pub mod encode;
 pub mod hash;
 pub mod muhash;
+mod named;
 pub mod script;
 pub mod secp256k1;
 pub mod sighash;

@@ -111,6 +111,16 @@ pub struct TxContext<'a> {
 /// Transactions with at least this many inputs get [`TxContext`]'s legacy prefix engines.
 const LEGACY_PREFIX_MIN_INPUTS: usize = 32;
 
+/// SHA-256 of `items`, each serialized by `write`: the per-transaction aggregates of BIP143
+/// and BIP341.
+fn sha256_of<T>(items: &[T], write: impl Fn(&mut Sha256, &T)) -> [u8; 32] {
+    let mut e = Sha256::new();
+    for item in items {
+        write(&mut e, item);
+    }
+    e.finalize()
+}
+
 impl<'a> TxContext<'a> {
     /// A context over `tx`; `spent_outputs` must have one entry per input when given (a list
     /// of another length is treated as absent, so BIP341 hashing and [`crate::script::verify_input`]
@@ -135,59 +145,31 @@ impl<'a> TxContext<'a> {
 
     /// SHA256 of the serialization of all input outpoints.
     pub fn sha_prevouts(&self) -> [u8; 32] {
-        *self.sha_prevouts.get_or_init(|| {
-            let mut e = Sha256::new();
-            for i in &self.tx.inputs {
-                i.prevout.encode(&mut e);
-            }
-            e.finalize()
-        })
+        *self.sha_prevouts.get_or_init(|| sha256_of(&self.tx.inputs, |e, i| i.prevout.encode(e)))
     }
 
     /// SHA256 of the serialization of all input nSequence.
     pub fn sha_sequences(&self) -> [u8; 32] {
-        *self.sha_sequences.get_or_init(|| {
-            let mut e = Sha256::new();
-            for i in &self.tx.inputs {
-                e.update(&i.sequence.to_le_bytes());
-            }
-            e.finalize()
-        })
+        *self
+            .sha_sequences
+            .get_or_init(|| sha256_of(&self.tx.inputs, |e, i| e.update(&i.sequence.to_le_bytes())))
     }
 
     /// SHA256 of the serialization of all outputs (`CTxOut` format).
     pub fn sha_outputs(&self) -> [u8; 32] {
-        *self.sha_outputs.get_or_init(|| {
-            let mut e = Sha256::new();
-            for o in &self.tx.outputs {
-                o.encode(&mut e);
-            }
-            e.finalize()
-        })
+        *self.sha_outputs.get_or_init(|| sha256_of(&self.tx.outputs, |e, o| o.encode(e)))
     }
 
     /// SHA256 of the serialization of all spent amounts (BIP341), if the spent outputs are known.
     pub fn sha_amounts(&self) -> Option<[u8; 32]> {
         let spent = self.spent_outputs?;
-        Some(*self.sha_amounts.get_or_init(|| {
-            let mut e = Sha256::new();
-            for o in spent {
-                e.update(&o.value.to_le_bytes());
-            }
-            e.finalize()
-        }))
+        Some(*self.sha_amounts.get_or_init(|| sha256_of(spent, |e, o| e.update(&o.value.to_le_bytes()))))
     }
 
     /// SHA256 of all spent scriptPubKeys serialized as with CompactSize prefixes (BIP341).
     pub fn sha_scriptpubkeys(&self) -> Option<[u8; 32]> {
         let spent = self.spent_outputs?;
-        Some(*self.sha_spks.get_or_init(|| {
-            let mut e = Sha256::new();
-            for o in spent {
-                write_var_bytes(&mut e, &o.script_pubkey);
-            }
-            e.finalize()
-        }))
+        Some(*self.sha_spks.get_or_init(|| sha256_of(spent, |e, o| write_var_bytes(e, &o.script_pubkey))))
     }
 
     /// The BIP143 aggregates: double SHA-256 = SHA-256 of the single hashes above.

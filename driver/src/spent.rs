@@ -32,27 +32,20 @@ pub struct SpentOutput {
     pub coinbase: Option<bool>,
 }
 
-/// A spent-output file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SpentFormat {
-    /// floresta's JSON array, in input order.
-    Floresta,
-    /// bcoin's undo records, in input order.
-    Bcoin,
-    /// btcd's utxostore, keyed by outpoint.
-    Btcd,
+fullverify::named_enum! {
+    /// A spent-output file format (named as on the command line).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum SpentFormat {
+        /// floresta's JSON array, in input order.
+        Floresta => "floresta",
+        /// bcoin's undo records, in input order.
+        Bcoin => "bcoin",
+        /// btcd's utxostore, keyed by outpoint.
+        Btcd => "btcd",
+    }
 }
 
 impl SpentFormat {
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SpentFormat::Floresta => "floresta",
-            SpentFormat::Bcoin => "bcoin",
-            SpentFormat::Btcd => "btcd",
-        }
-    }
-
     /// Guesses the format from the file name, then from the (decompressed) content.
     pub fn detect(path: &Path, content: &[u8]) -> Option<SpentFormat> {
         let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();

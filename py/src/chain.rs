@@ -7,6 +7,7 @@
 //! `"testnet4"`, `"signet"`, `"regtest"`). Both calls release the GIL while they validate.
 use crate::{backend_arg, Error};
 use fullverify::chain::Network;
+use fullverify::chainstate::ChainstateOptions;
 use fullverify::encode::{display_hex, TxOut};
 use fullverify::utxo::Coin;
 use fullverify::validation::{check_block_with_spent, SigMode};
@@ -148,15 +149,12 @@ fn replay<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let network = network_arg(network)?;
     let b = backend_arg(backend)?;
-    let settings = Settings {
-        threads: threads_arg(threads),
-        backend: b,
-        sig_mode: SigMode::for_backend(b),
-        dbcache_mb: dbcache_mb as u64,
-        stop_height,
-        store: datadir.map_or(Store::Memory, Store::Dir),
-        ..Settings::new(network)
-    };
+    let mut chain = ChainstateOptions::new(network);
+    chain.threads = threads_arg(threads);
+    chain.backend = b;
+    chain.sig_mode = SigMode::for_backend(b);
+    chain.dbcache_bytes = dbcache_mb << 20;
+    let settings = Settings { chain, stop_height, store: datadir.map_or(Store::Memory, Store::Dir) };
     let o = py
         .detach(|| {
             let kind = SourceKind::detect(&source, network).map_err(Failure::Source)?;

@@ -9,37 +9,25 @@ use crate::hash::merkle_root;
 use crate::script::ScriptFlags;
 use core::fmt;
 
-/// A Bitcoin network with its consensus parameters ([`Network::params`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Network {
-    /// Bitcoin's main network.
-    Mainnet,
-    /// Testnet version 3 (BIP34/65/66 at historic heights; min-difficulty blocks after 20 minutes).
-    Testnet3,
-    /// Testnet version 4 (BIP94: every deployment from height 1, timewarp rule).
-    Testnet4,
-    /// The default signet (BIP325): blocks are signed for the network's challenge script.
-    Signet,
-    /// Regression test network: trivial proof of work, no retargeting, 150-block halvings.
-    Regtest,
+crate::named_enum! {
+    /// A Bitcoin network with its consensus parameters ([`Network::params`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Network {
+        /// Bitcoin's main network.
+        Mainnet => "mainnet",
+        /// Testnet version 3 (BIP34/65/66 at historic heights; min-difficulty blocks after 20
+        /// minutes).
+        Testnet3 => "testnet3",
+        /// Testnet version 4 (BIP94: every deployment from height 1, timewarp rule).
+        Testnet4 => "testnet4",
+        /// The default signet (BIP325): blocks are signed for the network's challenge script.
+        Signet => "signet",
+        /// Regression test network: trivial proof of work, no retargeting, 150-block halvings.
+        Regtest => "regtest",
+    }
 }
 
 impl Network {
-    /// Every supported network.
-    pub const ALL: [Network; 5] =
-        [Network::Mainnet, Network::Testnet3, Network::Testnet4, Network::Signet, Network::Regtest];
-
-    /// The name used on command lines and in result packets.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Network::Mainnet => "mainnet",
-            Network::Testnet3 => "testnet3",
-            Network::Testnet4 => "testnet4",
-            Network::Signet => "signet",
-            Network::Regtest => "regtest",
-        }
-    }
-
     /// The consensus parameters.
     pub fn params(self) -> &'static ChainParams {
         match self {
@@ -49,12 +37,6 @@ impl Network {
             Network::Signet => &SIGNET,
             Network::Regtest => &REGTEST,
         }
-    }
-}
-
-impl fmt::Display for Network {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -73,14 +55,14 @@ impl std::error::Error for UnknownNetwork {}
 impl core::str::FromStr for Network {
     type Err = UnknownNetwork;
     fn from_str(s: &str) -> Result<Network, UnknownNetwork> {
-        match s.to_ascii_lowercase().as_str() {
-            "mainnet" | "main" | "bitcoin" => Ok(Network::Mainnet),
-            "testnet" | "testnet3" | "test" => Ok(Network::Testnet3),
-            "testnet4" => Ok(Network::Testnet4),
-            "signet" => Ok(Network::Signet),
-            "regtest" => Ok(Network::Regtest),
-            other => Err(UnknownNetwork(other.to_string())),
-        }
+        let name = s.to_ascii_lowercase();
+        // Core's aliases besides the names.
+        let name = match name.as_str() {
+            "main" | "bitcoin" => "mainnet",
+            "testnet" | "test" => "testnet3",
+            other => other,
+        };
+        Network::from_name(name).ok_or_else(|| UnknownNetwork(name.to_string()))
     }
 }
 

@@ -11,32 +11,31 @@ use crate::script::{BackendVerifier, ScriptFlags};
 use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use crate::sighash::TxContext;
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// mode gives the same verdicts and reports the same failing input.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum SigMode {
-    /// Each check is done when the interpreter reaches it.
-    #[default]
-    Inline,
-    /// BIP340 checks are deferred and verified in batches ([`schnorr::verify_batch_with`]);
-    /// ECDSA checks are done inline.
-    BatchSchnorr,
-    /// ECDSA checks (outside `CHECKMULTISIG`) and BIP340 checks are deferred, then verified many
-    /// at a time with [`ecdsa::verify_many`] and [`schnorr::verify_many`]: eight per AVX-512
-    /// register on an Ifma token.
-    Many,
-    /// [`SigMode::Many`] for ECDSA, with the BIP340 checks batched as in
-    /// [`SigMode::BatchSchnorr`].
-    ManyBatchSchnorr,
+crate::named_enum! {
+    /// How the signature checks of a block's scripts are done ([`verify_scripts_with`]). Every
+    /// mode gives the same verdicts and reports the same failing input. The names are those of
+    /// command lines and result packets.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub enum SigMode {
+        /// Each check is done when the interpreter reaches it.
+        #[default]
+        Inline => "inline",
+        /// BIP340 checks are deferred and verified in batches ([`schnorr::verify_batch_with`]);
+        /// ECDSA checks are done inline.
+        BatchSchnorr => "batch-schnorr",
+        /// ECDSA checks (outside `CHECKMULTISIG`) and BIP340 checks are deferred, then verified
+        /// many at a time with [`ecdsa::verify_many`] and [`schnorr::verify_many`]: eight per
+        /// AVX-512 register on an Ifma token.
+        Many => "many",
+        /// [`SigMode::Many`] for ECDSA, with the BIP340 checks batched as in
+        /// [`SigMode::BatchSchnorr`].
+        ManyBatchSchnorr => "many+batch-schnorr",
+    }
 }
 
 impl SigMode {
-    /// Every mode, in the order of [`SigMode::name`]'s list.
-    pub const ALL: [SigMode; 4] =
-        [SigMode::Inline, SigMode::BatchSchnorr, SigMode::Many, SigMode::ManyBatchSchnorr];
-
     /// The faster mode for `backend` when BIP340 checks are not batched: [`SigMode::Many`] on
     /// an Ifma token (where `verify_many` runs eight lanes at once), [`SigMode::Inline`]
     /// elsewhere (where `verify_many` is a loop over single checks and deferring only adds
@@ -59,17 +58,6 @@ impl SigMode {
         }
     }
 
-    /// The name used on command lines and in result packets: `inline`, `batch-schnorr`,
-    /// `many`, `many+batch-schnorr`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SigMode::Inline => "inline",
-            SigMode::BatchSchnorr => "batch-schnorr",
-            SigMode::Many => "many",
-            SigMode::ManyBatchSchnorr => "many+batch-schnorr",
-        }
-    }
-
     /// Whether ECDSA checks are deferred.
     pub fn defers_ecdsa(self) -> bool {
         matches!(self, SigMode::Many | SigMode::ManyBatchSchnorr)
@@ -81,17 +69,11 @@ impl SigMode {
     }
 }
 
-impl fmt::Display for SigMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl std::str::FromStr for SigMode {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SigMode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+        SigMode::from_name(s).ok_or_else(|| {
             format!("unknown signature mode {s:?} (inline, batch-schnorr, many, many+batch-schnorr)")
         })
     }

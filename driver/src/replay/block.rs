@@ -175,7 +175,8 @@ pub fn read_single_block(path: &Path) -> Result<Vec<u8>, String> {
 /// could not be read, or its height is unknown; an invalid block is an `Ok` outcome.
 pub fn run_block(run: &BlockRun, settings: &Settings) -> Result<BlockOutcome, Failure> {
     let start = Instant::now();
-    let threads = settings.threads;
+    let c = &settings.chain;
+    let threads = c.threads;
     // With two or more threads the spent-output file is read (decompressed, and decoded where
     // the format allows) on a second thread while this one reads and decodes the block; that
     // thread is the helper the script checks use next.
@@ -198,15 +199,8 @@ pub fn run_block(run: &BlockRun, settings: &Settings) -> Result<BlockOutcome, Fa
         .into_iter()
         .map(|s| Coin { out: s.txout, height: s.height.unwrap_or(0), coinbase: s.coinbase.unwrap_or(false) })
         .collect();
-    let result = check_decoded_block_with_spent(
-        &block,
-        &coins,
-        height,
-        settings.network,
-        threads,
-        settings.backend,
-        settings.sig_mode,
-    );
+    let result =
+        check_decoded_block_with_spent(&block, &coins, height, c.network, threads, c.backend, c.sig_mode);
     let wall = start.elapsed();
     Ok(BlockOutcome {
         run: run.clone(),

@@ -7,7 +7,7 @@ use crate::metrics::{bands, resources, BlockRecord, Resources};
 use crate::report::Packet;
 use crate::source::{self, display_name, RawBlock, Source, SourceError};
 use fullverify::chain::Network;
-use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions, StateSummary};
+use fullverify::chainstate::{ChainError, Chainstate, StateSummary};
 use fullverify::encode::display_hex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -180,16 +180,9 @@ pub fn run_chain(
         return Err(Failure::Usage("a single block is validated with run_block, not as a chain".into()));
     }
     let start = Instant::now();
-    let mut src = open_source(kind, path, settings.network).map_err(|e| Failure::Source(e.to_string()))?;
-    let opts = ChainstateOptions {
-        network: settings.network,
-        threads: settings.threads,
-        dbcache_bytes: (settings.dbcache_mb as usize) << 20,
-        backend: settings.backend,
-        assumevalid: settings.assumevalid,
-        flush_every_blocks: settings.flush_every,
-        sig_mode: settings.sig_mode,
-    };
+    let mut src =
+        open_source(kind, path, settings.chain.network).map_err(|e| Failure::Source(e.to_string()))?;
+    let opts = settings.chain.clone();
     let (datadir, _temp) = match &settings.store {
         Store::Dir(d) => (Some(d.clone()), None),
         Store::Memory => (None, None),
@@ -260,7 +253,7 @@ pub fn run_chain(
         }
         if cs.tip().is_none() && raw.prev_hash() != [0; 32] {
             // A source that starts at height 1: connect the network's genesis block first.
-            let genesis = block_bytes(&settings.network.params().genesis_block());
+            let genesis = block_bytes(&settings.chain.network.params().genesis_block());
             if let Err(e) = connect(&mut cs, &genesis, &mut t, observer, &mut last) {
                 failure = Some(e);
                 break;

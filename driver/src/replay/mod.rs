@@ -18,10 +18,9 @@ pub use chain::{open_source, run_chain, ChainOutcome, Observer, SourceStats, Tot
 use crate::report::Packet;
 use crate::source;
 use fullverify::chain::Network;
-use fullverify::chainstate::StateSummary;
+use fullverify::chainstate::{ChainstateOptions, StateSummary};
 use fullverify::encode::{display_hex, Block};
-use fullverify::validation::{BlockError, SigMode};
-use fullverify::Backend;
+use fullverify::validation::BlockError;
 use serde_json::{json, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -36,38 +35,24 @@ pub const EXIT_IO: u8 = 3;
 /// The flags rustc was given for this build (recorded in the packet's `binary`).
 pub const RUSTFLAGS: &str = env!("FULLVERIFY_RUSTFLAGS");
 
-/// Where the blocks come from (`--source KIND PATH`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SourceKind {
-    /// `magic | u32 LE length | block` records in chain order, maybe compressed.
-    Framed,
-    /// One hex-encoded block per line, in chain order.
-    Hex,
-    /// A Bitcoin Core `blocks/` directory; the most-work chain is rebuilt from the headers.
-    CoreBlocks,
-    /// A corpus written by `chaingen` (blk*.dat in chain order and manifest.json).
-    Corpus,
-    /// One block, validated with its spent outputs and without its chain.
-    Block,
+fullverify::named_enum! {
+    /// Where the blocks come from (`--source KIND PATH`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum SourceKind {
+        /// `magic | u32 LE length | block` records in chain order, maybe compressed.
+        Framed => "framed",
+        /// One hex-encoded block per line, in chain order.
+        Hex => "hex",
+        /// A Bitcoin Core `blocks/` directory; the most-work chain is rebuilt from the headers.
+        CoreBlocks => "core-blocks",
+        /// A corpus written by `chaingen` (blk*.dat in chain order and manifest.json).
+        Corpus => "corpus",
+        /// One block, validated with its spent outputs and without its chain.
+        Block => "block",
+    }
 }
 
 impl SourceKind {
-    /// Every kind, in the order of [`SourceKind::name`]'s list.
-    pub const ALL: [SourceKind; 5] =
-        [SourceKind::Framed, SourceKind::Hex, SourceKind::CoreBlocks, SourceKind::Corpus, SourceKind::Block];
-
-    /// The name on the command line and in packets: `framed`, `hex`, `core-blocks`, `corpus`,
-    /// `block`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SourceKind::Framed => "framed",
-            SourceKind::Hex => "hex",
-            SourceKind::CoreBlocks => "core-blocks",
-            SourceKind::Corpus => "corpus",
-            SourceKind::Block => "block",
-        }
-    }
-
     /// The kind of a block file given without one, for `network`: framed when it starts with
     /// the network's magic or is compressed, hex when its start is hex digits and white space.
     /// A file framed with another network's magic, or neither, is an error that says so.
@@ -94,19 +79,11 @@ impl SourceKind {
     }
 }
 
-impl fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl std::str::FromStr for SourceKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SourceKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
+        SourceKind::from_name(s)
             .ok_or_else(|| format!("unknown source kind {s:?} (framed, hex, core-blocks, corpus or block)"))
     }
 }
@@ -114,61 +91,39 @@ impl std::str::FromStr for SourceKind {
 /// How a replay runs, whatever its source.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The network whose rules apply.
-    pub network: Network,
-    /// Script-check threads (≥ 1; the calling thread is one of them).
-    pub threads: usize,
-    /// Signature backend.
-    pub backend: Backend,
-    /// How signature checks are done (the verdicts are the same in every mode).
-    pub sig_mode: SigMode,
-    /// UTXO cache budget in MiB.
-    pub dbcache_mb: u64,
-    /// Also flush every this many blocks.
-    pub flush_every: Option<u32>,
+    /// The chain state's options: network, threads, backend, signature mode, cache budget,
+    /// flush interval, assumevalid (a single block uses the first four).
+    pub chain: ChainstateOptions,
     /// Stop after connecting the block at this height.
     pub stop_height: Option<u32>,
     /// Where the chain state lives.
     pub store: Store,
-    /// Scripts are not checked up to this block (recorded in the packet); `None`: every one.
-    pub assumevalid: Option<[u8; 32]>,
 }
 
 impl Settings {
-    /// Every core, the best backend this CPU runs and its signature mode, a 450 MiB cache, a
-    /// temporary on-disk chain state, every script checked.
+    /// [`ChainstateOptions::new`]'s defaults, a temporary on-disk chain state, no stop height.
     pub fn new(network: Network) -> Settings {
-        let backend = Backend::detect();
-        Settings {
-            network,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            backend,
-            sig_mode: SigMode::for_backend(backend),
-            dbcache_mb: 450,
-            flush_every: None,
-            stop_height: None,
-            store: Store::Temporary,
-            assumevalid: None,
-        }
+        Settings { chain: ChainstateOptions::new(network), stop_height: None, store: Store::Temporary }
     }
 
     /// A replay packet with these settings in `params` and `assumevalid`; the caller adds what
     /// it knows of the binary.
     pub fn packet(&self, kind: SourceKind) -> Packet {
+        let c = &self.chain;
         let params = json!({
-            "network": self.network.name(),
+            "network": c.network.name(),
             "source_kind": kind.name(),
-            "dbcache_mb": self.dbcache_mb,
-            "flush_every": self.flush_every,
+            "dbcache_mb": c.dbcache_bytes >> 20,
+            "flush_every": c.flush_every_blocks,
             "stop_height": self.stop_height,
             "resumable_datadir": matches!(self.store, Store::Dir(_)),
-            "batch_schnorr": self.sig_mode.batches_schnorr(),
-            "sig_mode": self.sig_mode.name(),
+            "batch_schnorr": c.sig_mode.batches_schnorr(),
+            "sig_mode": c.sig_mode.name(),
         });
-        let mut p = Packet::new("replay", self.backend.name(), self.threads, params);
+        let mut p = Packet::new("replay", c.backend.name(), c.threads, params);
         p.set(
             "assumevalid",
-            json!({ "enabled": self.assumevalid.is_some(), "hash": self.assumevalid.map(|h| display_hex(&h)) }),
+            json!({ "enabled": c.assumevalid.is_some(), "hash": c.assumevalid.map(|h| display_hex(&h)) }),
         );
         p
     }

@@ -20,6 +20,7 @@ pub use fullverify_driver::{metrics, source, spent};
 use crate::chaingen::{self, Manifest, Profile, DEFAULT_SEED};
 use cli::{Cli, SpentFormatArg};
 use fullverify::chain::Network;
+use fullverify::chainstate::ChainstateOptions;
 use fullverify::encode::display_hex;
 use fullverify::Backend;
 use fullverify_driver::metrics::{file_sha256, BlockRecord};
@@ -104,15 +105,17 @@ impl Run {
             .unwrap_or_else(|| fullverify::validation::SigMode::for_backend(backend))
             .with_batch_schnorr(cli.batch_schnorr);
         let settings = Settings {
-            network: cli.network.unwrap_or(Network::Mainnet),
-            threads,
-            backend,
-            sig_mode,
-            dbcache_mb: cli.dbcache,
-            flush_every: cli.flush_every,
+            chain: ChainstateOptions {
+                network: cli.network.unwrap_or(Network::Mainnet),
+                threads,
+                dbcache_bytes: (cli.dbcache as usize) << 20,
+                backend,
+                assumevalid: cli.assumevalid.0,
+                flush_every_blocks: cli.flush_every,
+                sig_mode,
+            },
             stop_height: cli.stop_height,
             store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
-            assumevalid: cli.assumevalid.0,
         };
         let block = match kind {
             SourceKind::Block => {

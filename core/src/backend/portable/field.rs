@@ -22,6 +22,16 @@ const R: u64 = C << 4;
 /// p in 5×52 limbs.
 const P0: u64 = 0xF_FFFE_FFFF_FC2F;
 
+/// Propagates the carries from limb 0 up into limb 4, leaving limbs 0 to 3 below 2^52.
+#[inline(always)]
+fn carry_up(mut t: [u64; 5]) -> [u64; 5] {
+    for i in 0..4 {
+        t[i + 1] += t[i] >> 52;
+        t[i] &= M52;
+    }
+    t
+}
+
 #[inline(always)]
 fn check_mag(a: &[u64; 5], m: u64) {
     debug_assert!(a[0] <= 2 * m * M52 && a[1] <= 2 * m * M52 && a[2] <= 2 * m * M52);
@@ -138,41 +148,27 @@ impl Fe5x52 {
     /// Reduce to magnitude 1 (value unchanged mod p, not necessarily < p).
     #[inline(always)]
     pub fn normalize_weak(&self) -> Fe5x52 {
-        let [mut t0, mut t1, mut t2, mut t3, mut t4] = self.0;
+        let [mut t0, t1, t2, t3, mut t4] = self.0;
         let x = t4 >> 48;
         t4 &= M48;
         t0 += x * C;
-        t1 += t0 >> 52;
-        t0 &= M52;
-        t2 += t1 >> 52;
-        t1 &= M52;
-        t3 += t2 >> 52;
-        t2 &= M52;
-        t4 += t3 >> 52;
-        t3 &= M52;
+        let t = carry_up([t0, t1, t2, t3, t4]);
         // t4 ≤ 2^48 here: at most one bit above the 256-bit boundary.
-        debug_assert!(t4 >> 49 == 0);
-        Fe5x52([t0, t1, t2, t3, t4])
+        debug_assert!(t[4] >> 49 == 0);
+        Fe5x52(t)
     }
 
     /// The canonical representative in [0, p), constant time.
     #[inline(always)]
     pub fn normalize(&self) -> Fe5x52 {
-        let [mut t0, mut t1, mut t2, mut t3, mut t4] = self.normalize_weak().0;
+        let [mut t0, t1, t2, t3, t4] = self.normalize_weak().0;
         // Now value < 2^256 + 2^52·C; it is ≥ p iff bit 256 is set or all upper limbs are
         // saturated and t0 ≥ P0.
         let ge_p = (t4 >> 48) | (((t4 == M48) & ((t1 & t2 & t3) == M52) & (t0 >= P0)) as u64);
         t0 += ge_p * C;
-        t1 += t0 >> 52;
-        t0 &= M52;
-        t2 += t1 >> 52;
-        t1 &= M52;
-        t3 += t2 >> 52;
-        t2 &= M52;
-        t4 += t3 >> 52;
-        t3 &= M52;
-        t4 &= M48;
-        Fe5x52([t0, t1, t2, t3, t4])
+        let mut t = carry_up([t0, t1, t2, t3, t4]);
+        t[4] &= M48;
+        Fe5x52(t)
     }
 
     /// Whether the value is ≡ 0 (mod p). Variable time.

@@ -564,39 +564,18 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                     codehash_begin = pc;
                     exec.codesep_pos = opcode_pos;
                 }
-                OP_CHECKSIG | OP_CHECKSIGVERIFY => {
-                    top(stack, 2)?;
-                    let n = stack.len();
-                    let ok = eval_checksig(
-                        &stack[n - 2],
-                        &stack[n - 1],
-                        script,
-                        codehash_begin,
-                        exec,
-                        flags,
-                        checker,
-                        sigversion,
-                    )?;
-                    stack.truncate(n - 2);
-                    if opcode == OP_CHECKSIGVERIFY {
-                        if !ok {
-                            return Err(ScriptError::CheckSigVerify);
-                        }
-                    } else {
-                        stack.push(if ok { TRUE.to_vec() } else { Vec::new() });
-                    }
-                }
-                OP_CHECKSIGADD => {
-                    // Only in tapscript.
-                    if legacy_limits {
+                OP_CHECKSIG | OP_CHECKSIGVERIFY | OP_CHECKSIGADD => {
+                    // (sig pubkey -- bool), or in tapscript only (sig num pubkey -- num).
+                    let add = opcode == OP_CHECKSIGADD;
+                    if add && legacy_limits {
                         return Err(ScriptError::BadOpcode);
                     }
-                    // (sig num pubkey -- num)
-                    top(stack, 3)?;
+                    let args = if add { 3 } else { 2 };
+                    top(stack, args)?;
                     let n = stack.len();
-                    let num = scriptnum_decode(&stack[n - 2], minimal, 4)?;
+                    let num = if add { Some(scriptnum_decode(&stack[n - 2], minimal, 4)?) } else { None };
                     let ok = eval_checksig(
-                        &stack[n - 3],
+                        &stack[n - args],
                         &stack[n - 1],
                         script,
                         codehash_begin,
@@ -605,8 +584,15 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                         checker,
                         sigversion,
                     )?;
-                    stack.truncate(n - 3);
-                    stack.push(scriptnum_encode(num + ok as i64));
+                    stack.truncate(n - args);
+                    match num {
+                        Some(num) => stack.push(scriptnum_encode(num + ok as i64)),
+                        None if opcode == OP_CHECKSIGVERIFY && !ok => {
+                            return Err(ScriptError::CheckSigVerify)
+                        }
+                        None if opcode == OP_CHECKSIGVERIFY => {}
+                        None => stack.push(if ok { TRUE.to_vec() } else { Vec::new() }),
+                    }
                 }
                 OP_CHECKMULTISIG | OP_CHECKMULTISIGVERIFY => {
                     eval_checkmultisig(

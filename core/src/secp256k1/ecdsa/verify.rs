@@ -5,8 +5,8 @@
 use super::signature::Signature;
 use crate::backend::Backend;
 use crate::secp256k1::ecmult::{ecmult, EcmultField};
-use crate::secp256k1::field::{words_ge, P_WORDS};
-use crate::secp256k1::group::Ge;
+use crate::secp256k1::field::{words_ge, FieldOps, P_WORDS};
+use crate::secp256k1::group::{Ge, Gej};
 use crate::secp256k1::keys::PublicKey;
 use crate::secp256k1::scalar::{Scalar, N};
 
@@ -39,6 +39,12 @@ pub(crate) fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: 
     if rp.infinity {
         return false;
     }
+    x_matches_r(&rp, &r)
+}
+
+/// x(R) ≡ r (mod n) for a finite R: since n < p, x(R) mod n = r means x(R) ∈ {r, r + n}, the
+/// second only when r + n < p; each candidate c is compared projectively (c·Z² = X).
+pub(crate) fn x_matches_r<F: FieldOps>(rp: &Gej<F>, r: &Scalar) -> bool {
     let rw = r.to_words();
     if rp.x_eq_var(&F::from_u64x4(rw)) {
         return true;
@@ -47,13 +53,13 @@ pub(crate) fn verify_generic<F: EcmultField>(pk: &Ge<F>, msg32: &[u8; 32], sig: 
         return false;
     }
     // r + n < p: compare with r + n as a field element.
-    let mut w = [0u64; 4];
-    let mut carry = 0u128;
-    for i in 0..4 {
-        let t = rw[i] as u128 + N[i] as u128 + carry;
-        w[i] = t as u64;
-        carry = t >> 64;
-    }
+    let mut carry = false;
+    let w: [u64; 4] = core::array::from_fn(|i| {
+        let (a, c1) = rw[i].overflowing_add(N[i]);
+        let (b, c2) = a.overflowing_add(carry as u64);
+        carry = c1 | c2;
+        b
+    });
     rp.x_eq_var(&F::from_u64x4(w))
 }
 

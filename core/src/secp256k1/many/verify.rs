@@ -9,9 +9,9 @@ use crate::backend::Backend;
 use crate::secp256k1::ecdsa::signature::Signature;
 use crate::secp256k1::ecdsa::verify as ecdsa;
 use crate::secp256k1::ecmult::EcmultField;
-use crate::secp256k1::field::{batch_inv_var, words_ge, FieldOps, P_WORDS};
-use crate::secp256k1::group::{Ge, Gej};
-use crate::secp256k1::scalar::{Scalar, N};
+use crate::secp256k1::field::{batch_inv_var, FieldOps};
+use crate::secp256k1::group::Ge;
+use crate::secp256k1::scalar::Scalar;
 use crate::secp256k1::schnorr::verify as schnorr;
 
 /// One ECDSA item: key, 32-byte message hash, signature (the arguments of `ecdsa::verify`).
@@ -19,26 +19,6 @@ pub(crate) type EcdsaItem<'a> = ecdsa::VerifyItem<'a>;
 /// One BIP340 item: x-only key, message, 64-byte signature (the arguments of
 /// `schnorr::verify`).
 pub(crate) type SchnorrItem<'a> = schnorr::VerifyItem<'a>;
-
-/// x(R) ≡ r (mod n) for a finite R with Z ≠ 0: the tail of `ecdsa::verify_generic`.
-fn ecdsa_x_matches(rp: &Gej<Fe5x52>, r: &Scalar) -> bool {
-    let rw = r.to_words();
-    if rp.x_eq_var(&Fe5x52::from_u64x4(rw)) {
-        return true;
-    }
-    // r + n as a field element, when it is below p.
-    let mut w = [0u64; 4];
-    let mut carry = 0u128;
-    for i in 0..4 {
-        let t = rw[i] as u128 + N[i] as u128 + carry;
-        w[i] = t as u64;
-        carry = t >> 64;
-    }
-    if carry != 0 || words_ge(&w, &P_WORDS) {
-        return false;
-    }
-    rp.x_eq_var(&Fe5x52::from_u64x4(w))
-}
 
 /// Eight ECDSA verifications; `F` is the scalar field used for lanes that need the scalar
 /// path. Identical to `ecdsa::verify_generic::<F>` on each item.
@@ -86,7 +66,7 @@ pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]
             continue;
         }
         res[i] = match lane_result(&out, &lanes, i) {
-            Some(p) => ecdsa_x_matches(&p, &sig.r),
+            Some(p) => ecdsa::x_matches_r(&p, &sig.r),
             None => ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig),
         };
     }
