@@ -78,7 +78,7 @@ crate::named_enum! {
     /// [`BackendKind::ALL`] lists them in order of preference (worst first); the names are
     /// those `FULLVERIFY_BACKEND` and [`str::parse`] accept.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub enum BackendKind {
+    pub enum BackendKind as "backend" custom_from_str {
         /// Pure Rust with `u128` products; runs everywhere.
         Portable => "portable",
         /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.

@@ -56,3 +56,4 @@ pub mod utxo;
 pub mod validation;
 
 pub use backend::{Backend, BackendKind};
+pub use named::UnknownName;

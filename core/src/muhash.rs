@@ -400,10 +400,6 @@ impl MuHash3072 {
 mod tests {
     use super::*;
 
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
-
     fn from_int(i: u8) -> MuHash3072 {
         let mut m = MuHash3072::new();
         let mut d = [0u8; 32];
@@ -417,7 +413,10 @@ mod tests {
         let key: [u8; 32] = core::array::from_fn(|i| i as u8);
         let nonce = [0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0];
         let out = chacha20_block(&key, 1, &nonce);
-        assert_eq!(hex(&out[..32]), "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e");
+        assert_eq!(
+            hex::encode(&out[..32]),
+            "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
+        );
     }
 
     #[test]
@@ -429,7 +428,7 @@ mod tests {
         acc.remove_set(&from_int(2));
         let mut out = acc.finalize();
         out.reverse();
-        assert_eq!(hex(&out), "10d312b100cbd32ada024a6646e40d3482fcff103668d2625f10002a607d5863");
+        assert_eq!(hex::encode(out), "10d312b100cbd32ada024a6646e40d3482fcff103668d2625f10002a607d5863");
         // The same by insert/remove.
         let mut acc2 = from_int(0);
         let (mut one, mut two) = ([0u8; 32], [0u8; 32]);
@@ -448,7 +447,10 @@ mod tests {
         ser[..384].fill(0xff);
         ser[384] = 1;
         let mut m = MuHash3072::deserialize(&ser);
-        assert_eq!(hex(&m.finalize()), "3a31e6903aff0de9f62f9a9f7f8b861de76ce2cda09822b90014319ae5dc2271");
+        assert_eq!(
+            hex::encode(m.finalize()),
+            "3a31e6903aff0de9f62f9a9f7f8b861de76ce2cda09822b90014319ae5dc2271"
+        );
     }
 
     #[test]

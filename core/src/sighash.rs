@@ -397,9 +397,11 @@ impl<'a> TxContext<'a> {
         annex: Option<&[u8]>,
         tapscript: Option<([u8; 32], u32)>,
     ) -> Result<Vec<u8>, SighashError> {
+        self.bip341_check(input_index, hash_type)?;
         let mut v = Vec::with_capacity(256);
         v.push(0x00);
-        self.bip341_write(&mut v, input_index, hash_type, annex, tapscript)?;
+        self.bip341_write_prefix(&mut v, hash_type);
+        self.bip341_write_rest(&mut v, input_index, hash_type, annex, tapscript);
         Ok(v)
     }
 
@@ -489,20 +491,6 @@ impl<'a> TxContext<'a> {
         if hash_type & 3 == SIGHASH_SINGLE as u8 && n_in >= tx.outputs.len() {
             return Err(SighashError::SingleWithoutOutput);
         }
-        Ok(())
-    }
-
-    fn bip341_write<S: Sink>(
-        &self,
-        s: &mut S,
-        n_in: usize,
-        hash_type: u8,
-        annex: Option<&[u8]>,
-        tapscript: Option<([u8; 32], u32)>,
-    ) -> Result<(), SighashError> {
-        self.bip341_check(n_in, hash_type)?;
-        self.bip341_write_prefix(s, hash_type);
-        self.bip341_write_rest(s, n_in, hash_type, annex, tapscript);
         Ok(())
     }
 

@@ -35,7 +35,7 @@ pub struct SpentOutput {
 fullverify::named_enum! {
     /// A spent-output file format (named as on the command line).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum SpentFormat {
+    pub enum SpentFormat as "spent-output format" {
         /// floresta's JSON array, in input order.
         Floresta => "floresta",
         /// bcoin's undo records, in input order.

@@ -7,12 +7,11 @@ use super::target::U256;
 use crate::encode::{Block, BlockHeader, OutPoint, Transaction, TxIn, TxOut};
 use crate::hash::merkle_root;
 use crate::script::ScriptFlags;
-use core::fmt;
 
 crate::named_enum! {
     /// A Bitcoin network with its consensus parameters ([`Network::params`]).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum Network {
+    pub enum Network as "network" custom_from_str {
         /// Bitcoin's main network.
         Mainnet => "mainnet",
         /// Testnet version 3 (BIP34/65/66 at historic heights; min-difficulty blocks after 20
@@ -41,16 +40,7 @@ impl Network {
 }
 
 /// A network name that is not recognised.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownNetwork(pub String);
-
-impl fmt::Display for UnknownNetwork {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown network {:?} (mainnet, testnet3 (testnet), testnet4, signet, regtest)", self.0)
-    }
-}
-
-impl std::error::Error for UnknownNetwork {}
+pub type UnknownNetwork = crate::UnknownName;
 
 impl core::str::FromStr for Network {
     type Err = UnknownNetwork;
@@ -62,7 +52,7 @@ impl core::str::FromStr for Network {
             "testnet" | "test" => "testnet3",
             other => other,
         };
-        Network::from_name(name).ok_or_else(|| UnknownNetwork(name.to_string()))
+        Network::parse_name(name)
     }
 }
 
@@ -131,7 +121,6 @@ pub const COIN: i64 = 100_000_000;
 struct GenesisSpec {
     time: u32,
     nonce: u32,
-    bits: u32,
     version: i32,
     message: &'static str,
     output_script: &'static [u8],
@@ -174,11 +163,10 @@ const TESTNET4_SCRIPT: &[u8] = &[
 ];
 
 /// The genesis coinbase every network but testnet4 shares: the Times headline paid to
-/// Satoshi's key; each network sets its own time, nonce and bits.
+/// Satoshi's key; each network sets its own time and nonce (the bits are its pow limit).
 const GENESIS_2009: GenesisSpec = GenesisSpec {
     time: 0,
     nonce: 0,
-    bits: 0x1d00ffff,
     version: 1,
     message: TIMES_MESSAGE,
     output_script: SATOSHI_PUBKEY_SCRIPT,
@@ -291,7 +279,7 @@ pub static SIGNET: ChainParams = ChainParams {
     network: Network::Signet,
     magic: [0x0a, 0x03, 0xcf, 0x40],
     genesis_hash: h("00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6"),
-    genesis: GenesisSpec { time: 1_598_918_400, nonce: 52_613_770, bits: 0x1e0377ae, ..GENESIS_2009 },
+    genesis: GenesisSpec { time: 1_598_918_400, nonce: 52_613_770, ..GENESIS_2009 },
     pow_limit_bits: 0x1e0377ae,
     signet_challenge: Some(SIGNET_DEFAULT_CHALLENGE),
     ..SHARED
@@ -302,7 +290,7 @@ pub static REGTEST: ChainParams = ChainParams {
     network: Network::Regtest,
     magic: [0xfa, 0xbf, 0xb5, 0xda],
     genesis_hash: h("0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"),
-    genesis: GenesisSpec { time: 1_296_688_602, nonce: 2, bits: 0x207fffff, ..GENESIS_2009 },
+    genesis: GenesisSpec { time: 1_296_688_602, nonce: 2, ..GENESIS_2009 },
     pow_limit_bits: 0x207fffff,
     pow_allow_min_difficulty_blocks: true,
     pow_no_retargeting: true,
@@ -340,7 +328,8 @@ impl ChainParams {
             prev_block: [0; 32],
             merkle_root: merkle_root(&[tx.txid()]).root,
             time: g.time,
-            bits: g.bits,
+            // Every network's genesis block has the easiest target its rules allow.
+            bits: self.pow_limit_bits,
             nonce: g.nonce,
         };
         Block { header, txdata: vec![tx] }

@@ -147,15 +147,21 @@ pub fn transaction_sigop_cost(tx: &Transaction, spent_outputs: &[TxOut], flags: 
 mod tests {
     use super::*;
 
-    #[test]
-    fn sigop_counts_vs_core_rules() {
-        // 2-of-3 multisig: accurate 3, inaccurate 20.
+    /// A 2-of-3 bare multisig script: 3 accurate sigops, 20 inaccurate.
+    fn multisig_2_of_3() -> Vec<u8> {
         let mut ms = vec![OP_1 + 1];
         for _ in 0..3 {
             ms.push(33);
             ms.extend_from_slice(&[2u8; 33]);
         }
         ms.extend_from_slice(&[OP_1 + 2, OP_CHECKMULTISIG]);
+        ms
+    }
+
+    #[test]
+    fn sigop_counts_vs_core_rules() {
+        // 2-of-3 multisig: accurate 3, inaccurate 20.
+        let ms = multisig_2_of_3();
         assert_eq!(legacy_sigop_count(&ms, true), 3);
         assert_eq!(legacy_sigop_count(&ms, false), 20);
         assert_eq!(legacy_sigop_count(&[OP_CHECKSIG, OP_CHECKSIGVERIFY, 0x4c], true), 2);
@@ -185,12 +191,7 @@ mod tests {
     fn transaction_sigop_cost_vs_core_rules() {
         use crate::encode::{OutPoint, TxIn};
         // Redeem script: 2-of-3 multisig (3 accurate sigops) wrapped in P2SH.
-        let mut ms = vec![OP_1 + 1];
-        for _ in 0..3 {
-            ms.push(33);
-            ms.extend_from_slice(&[2u8; 33]);
-        }
-        ms.extend_from_slice(&[OP_1 + 2, OP_CHECKMULTISIG]);
+        let ms = multisig_2_of_3();
         let mut p2sh = vec![OP_HASH160, 20];
         p2sh.extend_from_slice(&crate::hash::hash160(&ms));
         p2sh.push(OP_EQUAL);

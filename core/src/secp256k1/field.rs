@@ -237,10 +237,13 @@ impl Eq for FieldElement {}
 
 impl fmt::Debug for FieldElement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "FieldElement(")?;
-        for b in self.to_bytes() {
-            write!(f, "{b:02x}")?;
-        }
-        write!(f, ")")
+        debug_hex(f, "FieldElement", &self.to_bytes())
     }
+}
+
+/// `Name(hex)`: the `Debug` form of the public field element and scalar types.
+pub(crate) fn debug_hex(f: &mut fmt::Formatter<'_>, name: &str, bytes: &[u8]) -> fmt::Result {
+    write!(f, "{name}(")?;
+    bytes.iter().try_for_each(|b| write!(f, "{b:02x}"))?;
+    f.write_str(")")
 }

@@ -45,12 +45,20 @@ fn parse_many_impl<K>(
 #[derive(Clone, Copy, Debug)]
 pub struct PublicKey(pub(crate) Ge<Fe5x52>);
 
-impl PartialEq for PublicKey {
-    fn eq(&self, o: &PublicKey) -> bool {
-        self.serialize_uncompressed() == o.serialize_uncompressed()
-    }
+/// Keys are equal when their encodings are (the point is stored normalized, but the encoding
+/// is what a key is).
+macro_rules! eq_by_encoding {
+    ($($T:ident => $encode:ident),*) => {$(
+        impl PartialEq for $T {
+            fn eq(&self, o: &$T) -> bool {
+                self.$encode() == o.$encode()
+            }
+        }
+        impl Eq for $T {}
+    )*};
 }
-impl Eq for PublicKey {}
+
+eq_by_encoding!(PublicKey => serialize_uncompressed, XOnlyPublicKey => serialize);
 
 impl PublicKey {
     /// Parses a SEC1 public key exactly as libsecp256k1's `ec_pubkey_parse`, decompressing on
@@ -167,13 +175,6 @@ impl PublicKey {
 /// A BIP340 x-only public key: the curve point with this x and even y.
 #[derive(Clone, Copy, Debug)]
 pub struct XOnlyPublicKey(pub(crate) Ge<Fe5x52>);
-
-impl PartialEq for XOnlyPublicKey {
-    fn eq(&self, o: &XOnlyPublicKey) -> bool {
-        self.serialize() == o.serialize()
-    }
-}
-impl Eq for XOnlyPublicKey {}
 
 impl XOnlyPublicKey {
     /// lift_x on the detected backend: fails when x ≥ p or x³ + 7 is not a square.

@@ -29,6 +29,8 @@ pub(crate) fn decompress_x(backend: Backend, x: &Fe5x52, odd: bool) -> Option<Ge
 /// Eight curve points from their x coordinates (canonical, below p) and the wanted parity of
 /// y: the square roots of x³ + 7 on all lanes at once; `None` where x³ + 7 is not a square.
 /// Identical to `Ge::from_x` on each lane.
+// Off x86-64 the eight-lane path runs only in tests (on the portable lane model).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn from_x8<L: Lanes>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<Fe5x52>>; 8] {
     let c: [Fe5x52; 8] =
@@ -45,6 +47,7 @@ pub(crate) fn from_x8<L: Lanes>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<
 }
 
 /// [`from_x8`] over every item: groups of eight on the lanes, the 0…7 left over one by one.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn from_x_many_lanes<L: Lanes>(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
     let mut out = Vec::with_capacity(items.len());

@@ -360,10 +360,6 @@ pub struct GlvSplit {
 
 impl fmt::Debug for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Scalar(")?;
-        for b in self.to_bytes() {
-            write!(f, "{b:02x}")?;
-        }
-        write!(f, ")")
+        super::field::debug_hex(f, "Scalar", &self.to_bytes())
     }
 }

@@ -18,7 +18,7 @@ crate::named_enum! {
     /// mode gives the same verdicts and reports the same failing input. The names are those of
     /// command lines and result packets.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-    pub enum SigMode {
+    pub enum SigMode as "signature mode" {
         /// Each check is done when the interpreter reaches it.
         #[default]
         Inline => "inline",
@@ -66,16 +66,6 @@ impl SigMode {
     /// Whether BIP340 checks are batched.
     pub fn batches_schnorr(self) -> bool {
         matches!(self, SigMode::BatchSchnorr | SigMode::ManyBatchSchnorr)
-    }
-}
-
-impl std::str::FromStr for SigMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SigMode::from_name(s).ok_or_else(|| {
-            format!("unknown signature mode {s:?} (inline, batch-schnorr, many, many+batch-schnorr)")
-        })
     }
 }
 

@@ -75,28 +75,20 @@ pub fn signet_txs(block: &Block, txids: &[[u8; 32]], challenge: &[u8]) -> Option
     data.extend_from_slice(&block.header.time.to_le_bytes());
     let mut to_spend_sig = vec![0x00];
     to_spend_sig.extend_from_slice(&push_data_script(&data));
-    let to_spend = Transaction {
+    // Both are version 0 with lock time 0 and one output of 0; their inputs have sequence 0.
+    let one_in_one_out = |input: TxIn, script_pubkey: Vec<u8>| Transaction {
         version: 0,
-        inputs: vec![TxIn {
-            prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
-            script_sig: to_spend_sig,
-            sequence: 0,
-            witness: Vec::new(),
-        }],
-        outputs: vec![TxOut { value: 0, script_pubkey: challenge.to_vec() }],
+        inputs: vec![input],
+        outputs: vec![TxOut { value: 0, script_pubkey }],
         lock_time: 0,
     };
-    let to_sign = Transaction {
-        version: 0,
-        inputs: vec![TxIn {
-            prevout: OutPoint { txid: to_spend.txid(), vout: 0 },
-            script_sig,
-            sequence: 0,
-            witness,
-        }],
-        outputs: vec![TxOut { value: 0, script_pubkey: vec![0x6a] }],
-        lock_time: 0,
-    };
+    let null = OutPoint { txid: [0; 32], vout: u32::MAX };
+    let to_spend = one_in_one_out(
+        TxIn { prevout: null, script_sig: to_spend_sig, ..TxIn::default() },
+        challenge.to_vec(),
+    );
+    let prevout = OutPoint { txid: to_spend.txid(), vout: 0 };
+    let to_sign = one_in_one_out(TxIn { prevout, script_sig, sequence: 0, witness }, vec![0x6a]);
     Some((to_spend, to_sign))
 }
 

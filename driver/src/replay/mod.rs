@@ -38,7 +38,7 @@ pub const RUSTFLAGS: &str = env!("FULLVERIFY_RUSTFLAGS");
 fullverify::named_enum! {
     /// Where the blocks come from (`--source KIND PATH`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum SourceKind {
+    pub enum SourceKind as "source kind" {
         /// `magic | u32 LE length | block` records in chain order, maybe compressed.
         Framed => "framed",
         /// One hex-encoded block per line, in chain order.
@@ -76,15 +76,6 @@ impl SourceKind {
             path.display(),
             hex::encode(magic)
         ))
-    }
-}
-
-impl std::str::FromStr for SourceKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SourceKind::from_name(s)
-            .ok_or_else(|| format!("unknown source kind {s:?} (framed, hex, core-blocks, corpus or block)"))
     }
 }
 

@@ -64,7 +64,7 @@ impl Run {
             .threads
             .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
         let kind: SourceKind = match &cli.source {
-            Some(v) => v[0].parse().map_err(Failure::Usage)?,
+            Some(v) => v[0].parse().map_err(|e: fullverify::UnknownName| Failure::Usage(e.to_string()))?,
             None => SourceKind::Corpus,
         };
         if kind != SourceKind::Block && (cli.spent.is_some() || cli.height.is_some()) {

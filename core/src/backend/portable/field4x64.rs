@@ -21,6 +21,16 @@ fn adc(a: u64, b: u64, c: u64) -> (u64, u64) {
     (t as u64, (t >> 64) as u64)
 }
 
+/// `a` plus `C` when `carry` is 1 (a mask, no multiplication), and the carry out of bit 256.
+#[inline(always)]
+fn add_c_if(a: [u64; 4], carry: u64) -> ([u64; 4], u64) {
+    let (r0, c) = adc(a[0], C & carry.wrapping_neg(), 0);
+    let (r1, c) = adc(a[1], 0, c);
+    let (r2, c) = adc(a[2], 0, c);
+    let (r3, c) = adc(a[3], 0, c);
+    ([r0, r1, r2, r3], c)
+}
+
 /// a + k·C for k < 2^40 (a carry word): at most one further wrap, folded again.
 #[inline(always)]
 pub fn fold(a: [u64; 4], k: u64) -> [u64; 4] {
@@ -30,11 +40,7 @@ pub fn fold(a: [u64; 4], k: u64) -> [u64; 4] {
     let (r2, c) = adc(a[2], 0, c);
     let (r3, c) = adc(a[3], 0, c);
     // A wrap leaves a value < 2^73, so adding C once more cannot wrap again.
-    let (r0, c2) = adc(r0, C & c.wrapping_neg(), 0);
-    let (r1, c2) = adc(r1, 0, c2);
-    let (r2, c2) = adc(r2, 0, c2);
-    let (r3, _) = adc(r3, 0, c2);
-    [r0, r1, r2, r3]
+    add_c_if([r0, r1, r2, r3], c).0
 }
 
 /// a + b mod p (< 2^256): the carry bit c adds c·C (a mask, no multiplication), and a second
@@ -45,16 +51,9 @@ pub fn add(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let (r1, c) = adc(a[1], b[1], c);
     let (r2, c) = adc(a[2], b[2], c);
     let (r3, c) = adc(a[3], b[3], c);
-    let (r0, c) = adc(r0, C & c.wrapping_neg(), 0);
-    let (r1, c) = adc(r1, 0, c);
-    let (r2, c) = adc(r2, 0, c);
-    let (r3, c) = adc(r3, 0, c);
+    let (r, c) = add_c_if([r0, r1, r2, r3], c);
     // After a second wrap the value is < C, so this last addition cannot carry.
-    let (r0, c) = adc(r0, C & c.wrapping_neg(), 0);
-    let (r1, c) = adc(r1, 0, c);
-    let (r2, c) = adc(r2, 0, c);
-    let (r3, _) = adc(r3, 0, c);
-    [r0, r1, r2, r3]
+    add_c_if(r, c).0
 }
 
 /// k·a mod p.

@@ -62,6 +62,15 @@ impl CondStack {
 /// The main stack or the altstack.
 pub(super) type Stack = Vec<Vec<u8>>;
 
+/// Rotates the top `n` stack items left by `k`, failing when the stack holds fewer than `n`.
+#[inline]
+fn rotate_top(stack: &mut Stack, n: usize, k: usize) -> Res<()> {
+    top(stack, n)?;
+    let len = stack.len();
+    stack[len - n..].rotate_left(k);
+    Ok(())
+}
+
 #[inline]
 fn top(stack: &Stack, i: usize) -> Res<&Vec<u8>> {
     if stack.len() < i {
@@ -403,19 +412,10 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                     let b = top(stack, 3)?.clone();
                     stack.extend([a, b]);
                 }
-                OP_2ROT => {
-                    top(stack, 6)?;
-                    let n = stack.len();
-                    let a = stack.remove(n - 6);
-                    let b = stack.remove(n - 6);
-                    stack.extend([a, b]);
-                }
-                OP_2SWAP => {
-                    top(stack, 4)?;
-                    let n = stack.len();
-                    stack.swap(n - 4, n - 2);
-                    stack.swap(n - 3, n - 1);
-                }
+                // (x1 x2 x3 x4 x5 x6 -- x3 x4 x5 x6 x1 x2)
+                OP_2ROT => rotate_top(stack, 6, 2)?,
+                // (x1 x2 x3 x4 -- x3 x4 x1 x2)
+                OP_2SWAP => rotate_top(stack, 4, 2)?,
                 OP_IFDUP => {
                     let v = top(stack, 1)?;
                     if cast_to_bool(v) {
@@ -455,17 +455,10 @@ pub(super) fn eval_script<V: SigVerifier + ?Sized>(
                     let v = if opcode == OP_ROLL { stack.remove(idx) } else { stack[idx].clone() };
                     stack.push(v);
                 }
-                OP_ROT => {
-                    top(stack, 3)?;
-                    let n = stack.len();
-                    stack.swap(n - 3, n - 2);
-                    stack.swap(n - 2, n - 1);
-                }
-                OP_SWAP => {
-                    top(stack, 2)?;
-                    let n = stack.len();
-                    stack.swap(n - 2, n - 1);
-                }
+                // (x1 x2 x3 -- x2 x3 x1)
+                OP_ROT => rotate_top(stack, 3, 1)?,
+                // (x1 x2 -- x2 x1)
+                OP_SWAP => rotate_top(stack, 2, 1)?,
                 OP_TUCK => {
                     top(stack, 2)?;
                     let v = stack[stack.len() - 1].clone();

@@ -10,28 +10,15 @@ use crate::sighash::TxContext;
 
 /// Core's `BuildCreditingTransaction`/`BuildSpendingTransaction` pair for one script test.
 fn spend(script_sig: Vec<u8>, script_pubkey: Vec<u8>) -> (Transaction, TxOut) {
-    let credit = Transaction {
+    // Version 1, lock time 0, one input with sequence 0xffffffff, one output of 0.
+    let one_in_one_out = |prevout, script_sig, script_pubkey| Transaction {
         version: 1,
-        inputs: vec![TxIn {
-            prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
-            script_sig: vec![0x00, 0x00],
-            sequence: u32::MAX,
-            witness: vec![],
-        }],
+        inputs: vec![TxIn { prevout, script_sig, sequence: u32::MAX, witness: vec![] }],
         outputs: vec![TxOut { value: 0, script_pubkey }],
         lock_time: 0,
     };
-    let tx = Transaction {
-        version: 1,
-        inputs: vec![TxIn {
-            prevout: OutPoint { txid: credit.txid(), vout: 0 },
-            script_sig,
-            sequence: u32::MAX,
-            witness: vec![],
-        }],
-        outputs: vec![TxOut { value: 0, script_pubkey: vec![] }],
-        lock_time: 0,
-    };
+    let credit = one_in_one_out(OutPoint { txid: [0; 32], vout: u32::MAX }, vec![0x00, 0x00], script_pubkey);
+    let tx = one_in_one_out(OutPoint { txid: credit.txid(), vout: 0 }, script_sig, vec![]);
     (tx, credit.outputs[0].clone())
 }
 

@@ -100,6 +100,39 @@ fn schnorr_infinity(rng: &mut SplitMix64) -> (XOnlyPublicKey, [u8; 32], [u8; 64]
     (xpk, msg, sig)
 }
 
+/// `batches` random batches of 8 to 17 picks from the pool, each a pool index and a
+/// corruption kind in 0..12 (`corrupt` changes the message or signature for some kinds);
+/// `check` gets the picks and their (message, signature) pairs and returns the reference
+/// verdicts, after comparing them with the verifier under test. Both verdicts must occur.
+fn random_batches<S: Copy>(
+    rng: &mut SplitMix64,
+    batches: usize,
+    pool: (&[[u8; 32]], &[S]),
+    corrupt: impl Fn(&mut SplitMix64, u64, &mut [u8; 32], &mut S),
+    mut check: impl FnMut(&[(usize, u64)], &[([u8; 32], S)]) -> Vec<bool>,
+) {
+    let (msgs, sigs) = pool;
+    let mut corrupted = Vec::new();
+    let (mut valid, mut invalid) = (0, 0);
+    for _ in 0..batches {
+        let len = 8 + (rng.next_u64() % 10) as usize;
+        corrupted.clear();
+        let mut picks = Vec::with_capacity(len);
+        for _ in 0..len {
+            let i = (rng.next_u64() % msgs.len() as u64) as usize;
+            let kind = rng.next_u64() % 12;
+            picks.push((i, kind));
+            let (mut m, mut s) = (msgs[i], sigs[i]);
+            corrupt(rng, kind, &mut m, &mut s);
+            corrupted.push((m, s));
+        }
+        let want = check(&picks, &corrupted);
+        valid += want.iter().filter(|&&b| b).count();
+        invalid += want.iter().filter(|&&b| !b).count();
+    }
+    assert!(valid > batches && invalid > batches, "{valid} valid, {invalid} invalid");
+}
+
 /// Random batches mixing valid and corrupted items in every lane, checked against the
 /// single verifier; `f` is the eight-way verifier under test.
 fn check_ecdsa(batches: usize, f: impl Fn(&[EcdsaItem<'_>]) -> Vec<bool>) {
@@ -107,30 +140,17 @@ fn check_ecdsa(batches: usize, f: impl Fn(&[EcdsaItem<'_>]) -> Vec<bool>) {
     let p = pool(&mut rng, 64);
     let inf: Vec<_> = (0..8).map(|_| ecdsa_infinity(&mut rng)).collect();
     let rpn: Vec<_> = (0..4).map(|_| ecdsa_r_plus_n(&mut rng)).collect();
-    let mut corrupted: Vec<([u8; 32], Signature)> = Vec::new();
-    let (mut valid, mut invalid) = (0, 0);
-    for _ in 0..batches {
-        let len = 8 + (rng.next_u64() % 10) as usize;
-        corrupted.clear();
-        let mut picks = Vec::with_capacity(len);
-        for _ in 0..len {
-            let i = (rng.next_u64() % 64) as usize;
-            let kind = rng.next_u64() % 12;
-            picks.push((i, kind));
-            let mut m = p.msgs[i];
-            let mut s = p.esigs[i];
-            match kind {
-                0 => m[(rng.next_u64() % 32) as usize] ^= 1,
-                1 => s.r = s.r.add(&Scalar::ONE),
-                2 => s.s = Scalar::ZERO,
-                3 => s.r = Scalar::ZERO,
-                _ => {}
-            }
-            corrupted.push((m, s));
-        }
+    let corrupt = |rng: &mut SplitMix64, kind, m: &mut [u8; 32], s: &mut Signature| match kind {
+        0 => m[(rng.next_u64() % 32) as usize] ^= 1,
+        1 => s.r = s.r.add(&Scalar::ONE),
+        2 => s.s = Scalar::ZERO,
+        3 => s.r = Scalar::ZERO,
+        _ => {}
+    };
+    random_batches(&mut rng, batches, (&p.msgs, &p.esigs), corrupt, |picks, corrupted| {
         let items: Vec<EcdsaItem> = picks
             .iter()
-            .zip(corrupted.iter())
+            .zip(corrupted)
             .map(|(&(i, kind), (m, s))| match kind {
                 4 => (&p.pks[(i + 1) % 64], m, s),
                 5 => (&inf[i % 8].0, &inf[i % 8].1, &inf[i % 8].2),
@@ -143,40 +163,25 @@ fn check_ecdsa(batches: usize, f: impl Fn(&[EcdsaItem<'_>]) -> Vec<bool>) {
             .map(|&(pk, m, s)| ecdsa::verify_with(crate::Backend::portable(), pk, m, s))
             .collect();
         assert_eq!(f(&items), want);
-        valid += want.iter().filter(|&&b| b).count();
-        invalid += want.iter().filter(|&&b| !b).count();
-    }
-    assert!(valid > batches && invalid > batches, "{valid} valid, {invalid} invalid");
+        want
+    });
 }
 
 fn check_schnorr(batches: usize, f: impl Fn(&[SchnorrItem<'_>]) -> Vec<bool>) {
     let mut rng = SplitMix64(test_seed() ^ 3);
     let p = pool(&mut rng, 64);
     let inf: Vec<_> = (0..8).map(|_| schnorr_infinity(&mut rng)).collect();
-    let mut corrupted: Vec<([u8; 32], [u8; 64])> = Vec::new();
-    let (mut valid, mut invalid) = (0, 0);
-    for _ in 0..batches {
-        let len = 8 + (rng.next_u64() % 10) as usize;
-        corrupted.clear();
-        let mut picks = Vec::with_capacity(len);
-        for _ in 0..len {
-            let i = (rng.next_u64() % 64) as usize;
-            let kind = rng.next_u64() % 12;
-            picks.push((i, kind));
-            let mut m = p.msgs[i];
-            let mut s = p.ssigs[i];
-            match kind {
-                0 => m[(rng.next_u64() % 32) as usize] ^= 1,
-                1 => s[(rng.next_u64() % 64) as usize] ^= 0x10,
-                2 => s[..32].copy_from_slice(&[0xFF; 32]), // r ≥ p
-                3 => s[32..].copy_from_slice(&[0xFF; 32]), // s ≥ n
-                _ => {}
-            }
-            corrupted.push((m, s));
-        }
+    let corrupt = |rng: &mut SplitMix64, kind, m: &mut [u8; 32], s: &mut [u8; 64]| match kind {
+        0 => m[(rng.next_u64() % 32) as usize] ^= 1,
+        1 => s[(rng.next_u64() % 64) as usize] ^= 0x10,
+        2 => s[..32].copy_from_slice(&[0xFF; 32]), // r ≥ p
+        3 => s[32..].copy_from_slice(&[0xFF; 32]), // s ≥ n
+        _ => {}
+    };
+    random_batches(&mut rng, batches, (&p.msgs, &p.ssigs), corrupt, |picks, corrupted| {
         let items: Vec<SchnorrItem> = picks
             .iter()
-            .zip(corrupted.iter())
+            .zip(corrupted)
             .map(|(&(i, kind), (m, s))| match kind {
                 4 => (&p.xpks[(i + 1) % 64], &m[..], s),
                 5 => (&inf[i % 8].0, &inf[i % 8].1[..], &inf[i % 8].2),
@@ -188,10 +193,8 @@ fn check_schnorr(batches: usize, f: impl Fn(&[SchnorrItem<'_>]) -> Vec<bool>) {
             .map(|&(pk, m, s)| schnorr::verify_with(crate::Backend::portable(), pk, m, s))
             .collect();
         assert_eq!(f(&items), want);
-        valid += want.iter().filter(|&&b| b).count();
-        invalid += want.iter().filter(|&&b| !b).count();
-    }
-    assert!(valid > batches && invalid > batches, "{valid} valid, {invalid} invalid");
+        want
+    });
 }
 
 #[test]

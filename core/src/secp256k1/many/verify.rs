@@ -28,34 +28,28 @@ pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]
     let mut active = 0u8;
     let dummy = Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE };
     let mut inp = [dummy; 8];
-    // The lanes' s⁻¹ by one inversion (Montgomery's trick): prefix[k] is the product of the
-    // first k active s values.
-    let mut prefix = [Scalar::ONE; 9];
+    // The lanes that can verify at all (r, s nonzero, a finite key).
+    let mut live = [0usize; 8];
     let mut n = 0;
-    for (pk, _, sig) in items.iter() {
-        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
-            continue;
+    for (i, (pk, _, sig)) in items.iter().enumerate() {
+        if !(sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity) {
+            live[n] = i;
+            n += 1;
         }
-        prefix[n + 1] = prefix[n].mul(&sig.s);
-        n += 1;
+    }
+    let live = &live[..n];
+    // Their s⁻¹ by one inversion (Montgomery's trick): prefix[k] is the product of the first k
+    // live s values.
+    let mut prefix = [Scalar::ONE; 9];
+    for (k, &i) in live.iter().enumerate() {
+        prefix[k + 1] = prefix[k].mul(&items[i].2.s);
     }
     let mut inv = prefix[n].inv_vartime();
-    let mut sinvs = [Scalar::ZERO; 8];
-    let mut k = n;
-    for (i, (pk, _, sig)) in items.iter().enumerate().rev() {
-        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
-            continue;
-        }
-        k -= 1;
-        sinvs[i] = inv.mul(&prefix[k]);
+    for (k, &i) in live.iter().enumerate().rev() {
+        let (pk, msg32, sig) = items[i];
+        let sinv = inv.mul(&prefix[k]);
         inv = inv.mul(&sig.s);
-    }
-    for (i, (pk, msg32, sig)) in items.iter().enumerate() {
-        if sig.r.is_zero() || sig.s.is_zero() || pk.0.infinity {
-            continue;
-        }
         let z = Scalar::from_bytes_reduce(msg32).0;
-        let sinv = sinvs[i];
         inp[i] = Ecmult8Input { a: pk.0.normalize(), na: sig.r.mul(&sinv), ng: z.mul(&sinv) };
         active |= 1 << i;
     }
@@ -122,52 +116,51 @@ pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>
 /// lanes: one group costs about two scalar verifications.
 const MIN_PADDED: usize = 3;
 
-/// [`ecdsa_verify8`] over chunks of eight; 3…7 items left over run as one group with idle
-/// lanes, 1 or 2 go to the scalar code.
+/// `eight` over chunks of eight items; 3…7 items left over run as one group padded with
+/// `idle(first)` items (which the eight-way code leaves out of its work), 1 or 2 go to `one`.
 #[inline(always)]
-pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
+fn verify_many_in_eights<T: Copy>(
+    items: &[T],
+    idle: T,
+    eight: impl Fn(&[T; 8]) -> [bool; 8],
+    one: impl Fn(&T) -> bool,
+) -> Vec<bool> {
     let mut out = Vec::with_capacity(items.len());
     let mut chunks = items.chunks_exact(8);
     for c in &mut chunks {
-        out.extend_from_slice(&ecdsa_verify8::<L, F>(c.try_into().unwrap()));
+        out.extend_from_slice(&eight(c.try_into().unwrap()));
     }
     let rest = chunks.remainder();
     if rest.len() >= MIN_PADDED {
-        // Idle lanes get r = 0, which leaves them out of the eight-way work.
-        let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
-        let mut group: [EcdsaItem<'_>; 8] = [(rest[0].0, rest[0].1, &idle); 8];
+        let mut group = [idle; 8];
         group[..rest.len()].copy_from_slice(rest);
-        out.extend_from_slice(&ecdsa_verify8::<L, F>(&group)[..rest.len()]);
-        return out;
-    }
-    for (pk, msg32, sig) in rest {
-        out.push(ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig));
+        out.extend_from_slice(&eight(&group)[..rest.len()]);
+    } else {
+        out.extend(rest.iter().map(one));
     }
     out
 }
 
-/// [`schnorr_verify8`] over chunks of eight; a remainder as in [`ecdsa_verify_many_lanes`].
+/// [`ecdsa_verify8`] over all items (see [`verify_many_in_eights`]).
+#[inline(always)]
+pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
+    // Idle lanes get r = 0, which leaves them out of the eight-way work.
+    let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
+    let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
+    verify_many_in_eights(items, (pk, msg, &idle), ecdsa_verify8::<L, F>, |&(pk, msg32, sig)| {
+        ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig)
+    })
+}
+
+/// [`schnorr_verify8`] over all items (see [`verify_many_in_eights`]).
 #[inline(always)]
 pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
-    let mut out = Vec::with_capacity(items.len());
-    let mut chunks = items.chunks_exact(8);
-    for c in &mut chunks {
-        out.extend_from_slice(&schnorr_verify8::<L, F>(c.try_into().unwrap()));
-    }
-    let rest = chunks.remainder();
-    if rest.len() >= MIN_PADDED {
-        // Idle lanes get an R above p, which leaves them out of the eight-way work.
-        const IDLE: [u8; 64] = [0xff; 64];
-        let mut group: [SchnorrItem<'_>; 8] = [(rest[0].0, rest[0].1, &IDLE); 8];
-        group[..rest.len()].copy_from_slice(rest);
-        out.extend_from_slice(&schnorr_verify8::<L, F>(&group)[..rest.len()]);
-        return out;
-    }
-    for (pk, msg, sig) in rest {
-        let px = pk.serialize();
-        out.push(schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig));
-    }
-    out
+    // Idle lanes get an R above p, which leaves them out of the eight-way work.
+    const IDLE: [u8; 64] = [0xff; 64];
+    let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
+    verify_many_in_eights(items, (pk, msg, &IDLE), schnorr_verify8::<L, F>, |&(pk, msg, sig)| {
+        schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &pk.serialize(), msg, sig)
+    })
 }
 
 /// [`ecdsa_verify_many_lanes`] on AVX-512 registers, compiled with the features enabled so
