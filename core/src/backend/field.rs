@@ -107,3 +107,48 @@ pub(crate) fn words_ge(a: &[u64; 4], b: &[u64; 4]) -> bool {
 fn ge_p(w: &[u64; 4]) -> bool {
     words_ge(w, &P_WORDS)
 }
+
+/// The operations an addition chain needs: implemented by every [`FieldOps`] type and by the
+/// eight-lane `Fe5x52x8`, so the chains below are written once for both.
+pub(crate) trait ChainOps: Copy {
+    fn chain_mul(&self, b: &Self) -> Self;
+    fn chain_sqr(&self) -> Self;
+    /// a^(2^n).
+    #[inline(always)]
+    fn chain_sqr_n(&self, n: usize) -> Self {
+        let mut r = *self;
+        for _ in 0..n {
+            r = r.chain_sqr();
+        }
+        r
+    }
+}
+
+impl<F: FieldOps> ChainOps for F {
+    #[inline(always)]
+    fn chain_mul(&self, b: &Self) -> Self {
+        self.mul(b)
+    }
+    #[inline(always)]
+    fn chain_sqr(&self) -> Self {
+        self.sqr()
+    }
+}
+
+/// The shared start of the inversion (a^(p−2)) and square-root (a^((p+1)/4)) chains:
+/// (x2, x22, x223) with xk = a^(2^k − 1), by 222 squarings and 11 multiplications.
+#[inline(always)]
+pub(crate) fn pow_2k_minus_1<T: ChainOps>(a: &T) -> (T, T, T) {
+    let x2 = a.chain_sqr().chain_mul(a);
+    let x3 = x2.chain_sqr().chain_mul(a);
+    let x6 = x3.chain_sqr_n(3).chain_mul(&x3);
+    let x9 = x6.chain_sqr_n(3).chain_mul(&x3);
+    let x11 = x9.chain_sqr_n(2).chain_mul(&x2);
+    let x22 = x11.chain_sqr_n(11).chain_mul(&x11);
+    let x44 = x22.chain_sqr_n(22).chain_mul(&x22);
+    let x88 = x44.chain_sqr_n(44).chain_mul(&x44);
+    let x176 = x88.chain_sqr_n(88).chain_mul(&x88);
+    let x220 = x176.chain_sqr_n(44).chain_mul(&x44);
+    let x223 = x220.chain_sqr_n(3).chain_mul(&x3);
+    (x2, x22, x223)
+}

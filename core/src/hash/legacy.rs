@@ -6,14 +6,16 @@
 //! RIPEMD-160: Dobbertin, Bosselaers, Preneel (1996): two parallel lines of 5 rounds × 16 steps
 //! over 32-bit words, combined at the end. SHA-1: FIPS 180-4 §6.1.
 
-fn pad(data: &[u8]) -> Vec<u8> {
+/// MD4-family padding: 0x80, zeros to 56 mod 64, the bit length as 8 bytes (little-endian for
+/// RIPEMD-160, big-endian for SHA-1).
+fn pad(data: &[u8], big_endian: bool) -> Vec<u8> {
     let mut m = data.to_vec();
     let bits = (data.len() as u64).wrapping_mul(8);
     m.push(0x80);
     while m.len() % 64 != 56 {
         m.push(0);
     }
-    m.extend_from_slice(&bits.to_le_bytes());
+    m.extend_from_slice(&if big_endian { bits.to_be_bytes() } else { bits.to_le_bytes() });
     m
 }
 
@@ -63,7 +65,7 @@ fn ripemd_step(s: &mut [u32; 5], f: u32, x: u32, k: u32, rot: u32) {
 /// RIPEMD-160 of `data`.
 pub fn ripemd160(data: &[u8]) -> [u8; 20] {
     let mut h: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
-    for block in pad(data).chunks_exact(64) {
+    for block in pad(data, false).chunks_exact(64) {
         let mut x = [0u32; 16];
         for (i, w) in x.iter_mut().enumerate() {
             *w = u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap());
@@ -91,13 +93,7 @@ pub fn ripemd160(data: &[u8]) -> [u8; 20] {
 
 /// SHA-1 of `data`.
 pub fn sha1(data: &[u8]) -> [u8; 20] {
-    let mut m = data.to_vec();
-    let bits = (data.len() as u64).wrapping_mul(8);
-    m.push(0x80);
-    while m.len() % 64 != 56 {
-        m.push(0);
-    }
-    m.extend_from_slice(&bits.to_be_bytes());
+    let m = pad(data, true);
     let mut h: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
     for block in m.chunks_exact(64) {
         let mut w = [0u32; 80];

@@ -18,32 +18,17 @@
 //! takes a `Backend` token, are public through `crate::secp256k1::arith`.
 
 use super::modinv::{modinv64_var, ModInfo, Signed62};
+use crate::backend::field::pow_2k_minus_1;
 pub(crate) use crate::backend::field::{words_from_be, words_ge, words_to_be, FieldOps, P_WORDS};
 use crate::backend::portable::field::Fe5x52;
 use core::fmt;
-
-/// (x2, x3, x22, x223) where xk = a^(2^k − 1): the common prefix of both chains.
-fn chain_prefix<F: FieldOps>(a: &F) -> (F, F, F, F) {
-    let x2 = a.sqr().mul(a);
-    let x3 = x2.sqr().mul(a);
-    let x6 = x3.sqr_n(3).mul(&x3);
-    let x9 = x6.sqr_n(3).mul(&x3);
-    let x11 = x9.sqr_n(2).mul(&x2);
-    let x22 = x11.sqr_n(11).mul(&x11);
-    let x44 = x22.sqr_n(22).mul(&x22);
-    let x88 = x44.sqr_n(44).mul(&x44);
-    let x176 = x88.sqr_n(88).mul(&x88);
-    let x220 = x176.sqr_n(44).mul(&x44);
-    let x223 = x220.sqr_n(3).mul(&x3);
-    (x2, x3, x22, x223)
-}
 
 /// a^(p−2) = a⁻¹ (0 ↦ 0), constant time.
 ///
 /// p − 2 in binary is 223 ones, a zero, 22 ones, four zeros, 1, 0, 11, 0, 1:
 /// ((((2^223−1)·2^23 + 2^22−1)·2^5 + 1)·2^3 + 3)·2^2 + 1.
 pub(crate) fn inv<F: FieldOps>(a: &F) -> F {
-    let (x2, _x3, x22, x223) = chain_prefix(a);
+    let (x2, x22, x223) = pow_2k_minus_1(a);
     let t = x223.sqr_n(23).mul(&x22);
     let t = t.sqr_n(5).mul(a);
     let t = t.sqr_n(3).mul(&x2);
@@ -53,7 +38,7 @@ pub(crate) fn inv<F: FieldOps>(a: &F) -> F {
 /// a^((p+1)/4); equals a square root when one exists.
 /// (p+1)/4 = ((2^223−1)·2^23 + 2^22−1)·2^6 + 3)·2^2.
 pub(crate) fn pow_p1_4<F: FieldOps>(a: &F) -> F {
-    let (x2, _x3, x22, x223) = chain_prefix(a);
+    let (x2, x22, x223) = pow_2k_minus_1(a);
     let t = x223.sqr_n(23).mul(&x22);
     let t = t.sqr_n(6).mul(&x2);
     t.sqr_n(2)

@@ -275,7 +275,17 @@ pub fn verify_scripts_with(
     backend: Backend,
     mode: SigMode,
 ) -> Result<(), ScriptFailure> {
-    verify_scripts_beside(txs, spent, flags, threads, backend, mode, &Side::none())
+    verify_scripts_beside(txs, spent, Checks { flags, threads, backend, mode }, &Side::none())
+}
+
+/// How a block's scripts are checked: their flags, the workers, the backend, the signature
+/// mode.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Checks {
+    pub(super) flags: ScriptFlags,
+    pub(super) threads: usize,
+    pub(super) backend: Backend,
+    pub(super) mode: SigMode,
 }
 
 /// [`verify_scripts_with`], one worker running `side` first (see [`on_workers_beside`]); `side`
@@ -283,12 +293,10 @@ pub fn verify_scripts_with(
 pub(super) fn verify_scripts_beside(
     txs: &[Transaction],
     spent: &[Vec<TxOut>],
-    flags: ScriptFlags,
-    threads: usize,
-    backend: Backend,
-    mode: SigMode,
+    checks: Checks,
     side: &Side<'_>,
 ) -> Result<(), ScriptFailure> {
+    let Checks { flags, threads, backend, mode } = checks;
     // Whatever path the checks take, the side job has run before this returns (it runs here
     // when no worker took it, e.g. with no inputs).
     let r = (|| {
@@ -297,7 +305,8 @@ pub(super) fn verify_scripts_beside(
         if mode == SigMode::Inline {
             return run_flat(&ctxs, &flat, flags, threads, &exact, side);
         }
-        let threads = threads.max(1);
+        let c = Checks { threads: threads.max(1), ..checks };
+        let threads = c.threads;
         let mut memo = Memo::new();
         let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
         let mut doubt: Vec<u32> = Vec::new();
@@ -306,9 +315,8 @@ pub(super) fn verify_scripts_beside(
                 break;
             }
             let side = if round == 0 { side } else { &Side::none() };
-            let (all, failed) =
-                deferred_round(&ctxs, &flat, &pending, flags, threads, backend, mode, &memo, side);
-            let bad = verify_recorded(all, &mut memo, threads, backend, mode);
+            let (all, failed) = deferred_round(&ctxs, &flat, &pending, &c, &memo, side);
+            let bad = verify_recorded(all, &mut memo, &c);
             doubt.extend(failed);
             pending.clear();
             for (owner, multisig) in bad {
@@ -338,18 +346,15 @@ pub(super) fn verify_scripts_beside(
 
 /// Step 1 of [`verify_scripts_with`] over the inputs at `positions` of `flat`: the checks
 /// recorded, and the positions whose script failed.
-#[allow(clippy::too_many_arguments)]
 fn deferred_round(
     ctxs: &[Option<TxContext<'_>>],
     flat: &[(u32, u32)],
     positions: &[u32],
-    flags: ScriptFlags,
-    threads: usize,
-    backend: Backend,
-    mode: SigMode,
+    c: &Checks,
     memo: &Memo,
     side: &Side<'_>,
 ) -> (Deferred, Vec<u32>) {
+    let &Checks { flags, threads, backend, mode } = c;
     let cursor = AtomicUsize::new(0);
     let work = || {
         let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), memo, items: Default::default() };
@@ -393,13 +398,8 @@ fn deferred_round(
 /// `CHECKMULTISIG` checks to `memo`, and returns the owners of invalid checks, each with
 /// whether the invalid check was a `CHECKMULTISIG` one (only then can the memo change the next
 /// run of that input).
-fn verify_recorded(
-    mut all: Deferred,
-    memo: &mut Memo,
-    threads: usize,
-    backend: Backend,
-    mode: SigMode,
-) -> Vec<(u32, bool)> {
+fn verify_recorded(mut all: Deferred, memo: &mut Memo, c: &Checks) -> Vec<(u32, bool)> {
+    let &Checks { threads, backend, mode, .. } = c;
     let ecdsa_check = |items: &[EcdsaItem]| {
         let keys: Vec<&[u8]> = items.iter().map(|(k, _, _)| k.as_slice()).collect();
         let pks = PublicKey::parse_many_with(backend, &keys);

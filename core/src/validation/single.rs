@@ -4,7 +4,7 @@
 
 use super::block::{check_block, contextual_check_block, CheckedBlock};
 use super::connect::{connect_inputs, CoinSource, ConnectContext, ConnectError, ConnectOutcome};
-use super::deferred::{verify_scripts_beside, verify_scripts_with, SigMode};
+use super::deferred::{verify_scripts_beside, verify_scripts_with, Checks, SigMode};
 use super::error::BlockError;
 use super::header::check_block_header;
 use super::scripts::{script_failure, script_flags};
@@ -210,7 +210,8 @@ pub fn check_decoded_block_with_spent(
         checks = Some((r, t.elapsed()));
     });
     let ts = Instant::now();
-    let scripts_ok = verify_scripts_beside(&block.txdata, &given, flags, threads, backend, sig_mode, &side);
+    let how = Checks { flags, threads, backend, mode: sig_mode };
+    let scripts_ok = verify_scripts_beside(&block.txdata, &given, how, &side);
     let scripts = ts.elapsed();
     drop(side);
     let (checks, checks_time) = checks.expect("the side job has run");

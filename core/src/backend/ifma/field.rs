@@ -16,6 +16,7 @@
 //! them and adds the five squares (15 products).
 
 use super::lanes::Lanes;
+use crate::backend::field::{pow_2k_minus_1, ChainOps};
 use crate::backend::portable::field::Fe5x52;
 
 const M52: u64 = (1 << 52) - 1;
@@ -238,31 +239,12 @@ impl<L: Lanes> Fe5x52x8<L> {
         r
     }
 
-    /// The shared start of the inversion and square-root chains: a^(2^k − 1) for k = 2, 22 and
-    /// 223 (222 squarings and 11 multiplications).
-    #[inline(always)]
-    fn pow_2k_minus_1(&self) -> (Self, Self, Self) {
-        let a = self;
-        let x2 = a.sqr().mul(a);
-        let x3 = x2.sqr().mul(a);
-        let x6 = x3.sqr_n(3).mul(&x3);
-        let x9 = x6.sqr_n(3).mul(&x3);
-        let x11 = x9.sqr_n(2).mul(&x2);
-        let x22 = x11.sqr_n(11).mul(&x11);
-        let x44 = x22.sqr_n(22).mul(&x22);
-        let x88 = x44.sqr_n(44).mul(&x44);
-        let x176 = x88.sqr_n(88).mul(&x88);
-        let x220 = x176.sqr_n(44).mul(&x44);
-        let x223 = x220.sqr_n(3).mul(&x3);
-        (x2, x22, x223)
-    }
-
     /// a^(p−2) = a⁻¹ per lane (0 ↦ 0) by the addition chain of `secp256k1::field::inv`:
     /// 255 squarings and 15 multiplications on all eight lanes at once.
     #[inline(always)]
     pub(crate) fn inv(&self) -> Self {
         let a = self;
-        let (x2, x22, x223) = self.pow_2k_minus_1();
+        let (x2, x22, x223) = pow_2k_minus_1(self);
         let t = x223.sqr_n(23).mul(&x22);
         let t = t.sqr_n(5).mul(a);
         let t = t.sqr_n(3).mul(&x2);
@@ -274,10 +256,21 @@ impl<L: Lanes> Fe5x52x8<L> {
     /// The caller checks that its square is a (a is a quadratic residue exactly then).
     #[inline(always)]
     pub(crate) fn pow_p1_4(&self) -> Self {
-        let (x2, x22, x223) = self.pow_2k_minus_1();
+        let (x2, x22, x223) = pow_2k_minus_1(self);
         let t = x223.sqr_n(23).mul(&x22);
         let t = t.sqr_n(6).mul(&x2);
         t.sqr_n(2)
+    }
+}
+
+impl<L: Lanes> ChainOps for Fe5x52x8<L> {
+    #[inline(always)]
+    fn chain_mul(&self, b: &Self) -> Self {
+        self.mul(b)
+    }
+    #[inline(always)]
+    fn chain_sqr(&self) -> Self {
+        self.sqr()
     }
 }
 

@@ -265,52 +265,36 @@ fn reduce9(c: [u128; 9]) -> Fe5x52 {
 }
 
 // The kernels above are the FieldOps contract for the Portable backend.
+/// Trait methods that are the inherent kernel method of the same name.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $t:ty),*) -> $ret:ty;)*) => {$(
+        #[inline(always)]
+        fn $name(&self, $($arg: $t),*) -> $ret {
+            Fe5x52::$name(self, $($arg),*)
+        }
+    )*};
+}
+
 impl FieldOps for Fe5x52 {
     const ZERO: Self = Fe5x52::ZERO;
     const ONE: Self = Fe5x52::ONE;
+
+    forward! {
+        to_u64x4() -> [u64; 4];
+        mul(b: &Self) -> Self;
+        sqr() -> Self;
+        add(b: &Self) -> Self;
+        mul_int(k: u32) -> Self;
+        negate(m: u32) -> Self;
+        normalize_weak() -> Self;
+        normalize() -> Self;
+        normalizes_to_zero_var() -> bool;
+        is_odd() -> bool;
+    }
+
     #[inline(always)]
     fn from_u64x4(a: [u64; 4]) -> Self {
         Fe5x52::from_u64x4(a)
-    }
-    #[inline(always)]
-    fn to_u64x4(&self) -> [u64; 4] {
-        Fe5x52::to_u64x4(self)
-    }
-    #[inline(always)]
-    fn mul(&self, b: &Self) -> Self {
-        Fe5x52::mul(self, b)
-    }
-    #[inline(always)]
-    fn sqr(&self) -> Self {
-        Fe5x52::sqr(self)
-    }
-    #[inline(always)]
-    fn add(&self, b: &Self) -> Self {
-        Fe5x52::add(self, b)
-    }
-    #[inline(always)]
-    fn mul_int(&self, k: u32) -> Self {
-        Fe5x52::mul_int(self, k)
-    }
-    #[inline(always)]
-    fn negate(&self, m: u32) -> Self {
-        Fe5x52::negate(self, m)
-    }
-    #[inline(always)]
-    fn normalize_weak(&self) -> Self {
-        Fe5x52::normalize_weak(self)
-    }
-    #[inline(always)]
-    fn normalize(&self) -> Self {
-        Fe5x52::normalize(self)
-    }
-    #[inline(always)]
-    fn normalizes_to_zero_var(&self) -> bool {
-        Fe5x52::normalizes_to_zero_var(self)
-    }
-    #[inline(always)]
-    fn is_odd(&self) -> bool {
-        Fe5x52::is_odd(self)
     }
     #[inline(always)]
     fn from_portable(a: &Fe5x52) -> Self {

@@ -21,6 +21,45 @@
 
 use core::arch::asm;
 
+/// The reduction both `mul` and `sqr` end with, as one asm template: the 512-bit product in
+/// r8..r15 folded to a value below 2^256 in r8..r11 (clobbers rax, rcx, rdx, r12, r13).
+macro_rules! fold_512 {
+    () => {
+        concat!(
+            // Fold: [r8..r11] + [r12..r15]·C < 2^290; top word in r12 (< 2^34).
+            "mov rdx, 0x1000003D1\n",
+            "xor eax, eax\n",
+            "mulx rcx, rax, r12\n",
+            "adcx r8, rax\n",
+            "adox r9, rcx\n",
+            "mulx rcx, rax, r13\n",
+            "adcx r9, rax\n",
+            "adox r10, rcx\n",
+            "mulx rcx, rax, r14\n",
+            "adcx r10, rax\n",
+            "adox r11, rcx\n",
+            "mulx r12, rax, r15\n",
+            "adcx r11, rax\n",
+            "mov eax, 0\n",
+            "adox r12, rax\n",
+            "adcx r12, rax\n",
+            // Fold the top word: top·C < 2^67.
+            "mulx r13, rax, r12\n",
+            "add r8, rax\n",
+            "adc r9, r13\n",
+            "adc r10, 0\n",
+            "adc r11, 0\n",
+            // A carry out leaves a value < 2^67: add C once, no further carry.
+            "sbb rax, rax\n",
+            "and rax, rdx\n",
+            "add r8, rax\n",
+            "adc r9, 0\n",
+            "adc r10, 0\n",
+            "adc r11, 0\n",
+        )
+    };
+}
+
 /// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fe4x64Asm(pub(crate) [u64; 4]);
@@ -99,36 +138,7 @@ impl Fe4x64Asm {
                 "mov eax, 0",
                 "adox r15, rax",
                 "adcx r15, rax",
-                // Fold: [r8..r11] + [r12..r15]·C < 2^290; top word in r12 (< 2^34).
-                "mov rdx, 0x1000003D1",
-                "xor eax, eax",
-                "mulx rcx, rax, r12",
-                "adcx r8, rax",
-                "adox r9, rcx",
-                "mulx rcx, rax, r13",
-                "adcx r9, rax",
-                "adox r10, rcx",
-                "mulx rcx, rax, r14",
-                "adcx r10, rax",
-                "adox r11, rcx",
-                "mulx r12, rax, r15",
-                "adcx r11, rax",
-                "mov eax, 0",
-                "adox r12, rax",
-                "adcx r12, rax",
-                // Fold the top word: top·C < 2^67.
-                "mulx r13, rax, r12",
-                "add r8, rax",
-                "adc r9, r13",
-                "adc r10, 0",
-                "adc r11, 0",
-                // A carry out leaves a value < 2^67: add C once, no further carry.
-                "sbb rax, rax",
-                "and rax, rdx",
-                "add r8, rax",
-                "adc r9, 0",
-                "adc r10, 0",
-                "adc r11, 0",
+                fold_512!(),
                 in("rsi") self.0.as_ptr(),
                 in("rdi") b.0.as_ptr(),
                 out("r8") r0, out("r9") r1, out("r10") r2, out("r11") r3,
@@ -196,34 +206,7 @@ impl Fe4x64Asm {
                 "mulx rcx, rax, rdx",
                 "adc r14, rax",
                 "adc r15, rcx",
-                // Fold exactly as in mul.
-                "mov rdx, 0x1000003D1",
-                "xor eax, eax",
-                "mulx rcx, rax, r12",
-                "adcx r8, rax",
-                "adox r9, rcx",
-                "mulx rcx, rax, r13",
-                "adcx r9, rax",
-                "adox r10, rcx",
-                "mulx rcx, rax, r14",
-                "adcx r10, rax",
-                "adox r11, rcx",
-                "mulx r12, rax, r15",
-                "adcx r11, rax",
-                "mov eax, 0",
-                "adox r12, rax",
-                "adcx r12, rax",
-                "mulx r13, rax, r12",
-                "add r8, rax",
-                "adc r9, r13",
-                "adc r10, 0",
-                "adc r11, 0",
-                "sbb rax, rax",
-                "and rax, rdx",
-                "add r8, rax",
-                "adc r9, 0",
-                "adc r10, 0",
-                "adc r11, 0",
+                fold_512!(),
                 in("rsi") self.0.as_ptr(),
                 out("r8") r0, out("r9") r1, out("r10") r2, out("r11") r3,
                 out("r12") _, out("r13") _, out("r14") _, out("r15") _,
