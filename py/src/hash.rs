@@ -34,16 +34,17 @@ fn tagged_hash<'py>(py: Python<'py>, tag: &Bound<'py, PyAny>, msg: &[u8]) -> PyR
     Ok(PyBytes::new(py, &fullverify::hash::tagged_hash(&tag, msg)))
 }
 
-fn hashes32(items: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<[u8; 32]>> {
+/// An iterable of `N`-byte `bytes` (the argument `what`, for errors).
+fn fixed_items<const N: usize>(items: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<[u8; N]>> {
     let mut out = Vec::new();
     for (i, item) in items.try_iter()?.enumerate() {
         let item = item?;
         let b: &[u8] = item
             .extract()
             .map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("{what}[{i}] must be bytes")))?;
-        let h: [u8; 32] = b
+        let h: [u8; N] = b
             .try_into()
-            .map_err(|_| Error::new_err(format!("{what}[{i}] must be 32 bytes, got {}", b.len())))?;
+            .map_err(|_| Error::new_err(format!("{what}[{i}] must be {N} bytes, got {}", b.len())))?;
         out.push(h);
     }
     Ok(out)
@@ -59,7 +60,7 @@ fn merkle_root<'py>(
     hashes: &Bound<'py, PyAny>,
     backend: Option<&str>,
 ) -> PyResult<(Bound<'py, PyBytes>, bool)> {
-    let leaves = hashes32(hashes, "hashes")?;
+    let leaves = fixed_items::<32>(hashes, "hashes")?;
     let b = backend_arg(backend)?;
     let r = py.detach(|| fullverify::hash::merkle_root_with(b, &leaves));
     Ok((PyBytes::new(py, &r.root), r.mutated))
@@ -73,17 +74,7 @@ fn sha256d64<'py>(
     messages: &Bound<'py, PyAny>,
     backend: Option<&str>,
 ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-    let mut inp = Vec::new();
-    for (i, item) in messages.try_iter()?.enumerate() {
-        let item = item?;
-        let b: &[u8] = item
-            .extract()
-            .map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("messages[{i}] must be bytes")))?;
-        let m: [u8; 64] = b
-            .try_into()
-            .map_err(|_| Error::new_err(format!("messages[{i}] must be 64 bytes, got {}", b.len())))?;
-        inp.push(m);
-    }
+    let inp = fixed_items::<64>(messages, "messages")?;
     let b = backend_arg(backend)?;
     let out = py.detach(|| {
         let mut out = vec![[0u8; 32]; inp.len()];
