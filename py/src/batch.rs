@@ -5,6 +5,7 @@
 //! A key that is not a valid x-only key or a signature that is not 64 bytes makes its item
 //! invalid, as in `schnorr_verify`; nothing about the data raises.
 use crate::backend_arg;
+use crate::secp::schnorr_parts;
 use fullverify::secp256k1::{schnorr, XOnlyPublicKey};
 use pyo3::prelude::*;
 
@@ -17,11 +18,7 @@ fn parse(b: fullverify::Backend, items: &[PyItem]) -> Parsed {
     let mut ok = Vec::with_capacity(items.len());
     let mut bad = Vec::new();
     for (i, (pk, _, sig)) in items.iter().enumerate() {
-        let parsed = <[u8; 32]>::try_from(pk.as_slice())
-            .ok()
-            .and_then(|pk| XOnlyPublicKey::parse_with(b, &pk).ok())
-            .zip(<[u8; 64]>::try_from(sig.as_slice()).ok());
-        match parsed {
+        match schnorr_parts(b, pk, sig) {
             Some((k, s)) => ok.push((i, k, s)),
             None => bad.push(i),
         }

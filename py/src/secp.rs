@@ -9,6 +9,7 @@
 use crate::{backend_arg, Error};
 use fullverify::secp256k1::arith::{self, AffinePoint, FieldElement, Scalar};
 use fullverify::secp256k1::{self as secp, ecdsa, schnorr, PublicKey, XOnlyPublicKey};
+use fullverify::Backend;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
@@ -66,48 +67,63 @@ fn bytes32(b: &[u8], what: &str) -> PyResult<[u8; 32]> {
     b.try_into().map_err(|_| Error::new_err(format!("{what} must be 32 bytes, got {}", b.len())))
 }
 
+/// A key and a lax-DER signature as Core verifies them (S normalized to the low half), or
+/// `None` when either is malformed: `ecdsa_verify` and its many-item forms.
+pub(crate) fn ecdsa_parts(
+    b: Backend,
+    pubkey: &[u8],
+    sig_der: &[u8],
+) -> Option<(PublicKey, ecdsa::Signature)> {
+    let (Ok(pk), Ok(mut sig)) = (PublicKey::parse_with(b, pubkey), ecdsa::Signature::from_der_lax(sig_der))
+    else {
+        return None;
+    };
+    sig.normalize_s();
+    Some((pk, sig))
+}
+
+/// A valid x-only key and a 64-byte signature, or `None`: `schnorr_verify` and its many-item
+/// and batch forms.
+pub(crate) fn schnorr_parts(b: Backend, pubkey: &[u8], sig: &[u8]) -> Option<(XOnlyPublicKey, [u8; 64])> {
+    let (Ok(pk32), Ok(sig64)) = (<[u8; 32]>::try_from(pubkey), <[u8; 64]>::try_from(sig)) else {
+        return None;
+    };
+    Some((XOnlyPublicKey::parse_with(b, &pk32).ok()?, sig64))
+}
+
+/// Field and scalar operations on ints: each `name(a[, b])` parses its arguments with `parse`
+/// (naming them in errors), applies the core's `op` and converts the result with `out`.
+macro_rules! int_ops {
+    ($parse:ident, $out:ident: $($(#[$doc:meta])* $name:ident($a:ident $(, $b:ident)?) => $op:ident;)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name<'py>(
+            py: Python<'py>,
+            $a: &Bound<'py, PyAny>,
+            $($b: &Bound<'py, PyAny>,)?
+        ) -> PyResult<Bound<'py, PyAny>> {
+            $out(py, &$parse($a, stringify!($a))?.$op($(&$parse($b, stringify!($b))?)?))
+        }
+    )*};
+}
+
 // ---- field ---------------------------------------------------------------------------------
 
-/// `(a + b) mod p`.
-#[pyfunction]
-fn fe_add<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.add(&fe(b, "b")?))
-}
-
-/// `(a − b) mod p`.
-#[pyfunction]
-fn fe_sub<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.sub(&fe(b, "b")?))
-}
-
-/// `−a mod p`.
-#[pyfunction]
-fn fe_neg<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.neg())
-}
-
-/// `a·b mod p`.
-#[pyfunction]
-fn fe_mul<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.mul(&fe(b, "b")?))
-}
-
-/// `a² mod p`.
-#[pyfunction]
-fn fe_sqr<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.sqr())
-}
-
-/// `a^(p−2) mod p` (constant time; the inverse of 0 is 0).
-#[pyfunction]
-fn fe_inv<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.inv())
-}
-
-/// Variable-time inverse (safegcd); the inverse of 0 is 0.
-#[pyfunction]
-fn fe_inv_vartime<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    fe_out(py, &fe(a, "a")?.inv_vartime())
+int_ops! { fe, fe_out:
+    /// `(a + b) mod p`.
+    fe_add(a, b) => add;
+    /// `(a − b) mod p`.
+    fe_sub(a, b) => sub;
+    /// `−a mod p`.
+    fe_neg(a) => neg;
+    /// `a·b mod p`.
+    fe_mul(a, b) => mul;
+    /// `a² mod p`.
+    fe_sqr(a) => sqr;
+    /// `a^(p−2) mod p` (constant time; the inverse of 0 is 0).
+    fe_inv(a) => inv;
+    /// Variable-time inverse (safegcd); the inverse of 0 is 0.
+    fe_inv_vartime(a) => inv_vartime;
 }
 
 /// A square root of `a` mod p, or `None` if `a` is not a square.
@@ -118,42 +134,17 @@ fn fe_sqrt<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Option<Bound
 
 // ---- scalar --------------------------------------------------------------------------------
 
-/// `(a + b) mod n`.
-#[pyfunction]
-fn scalar_add<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    b: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    sc_out(py, &sc(a, "a")?.add(&sc(b, "b")?))
-}
-
-/// `−a mod n`.
-#[pyfunction]
-fn scalar_neg<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    sc_out(py, &sc(a, "a")?.negate())
-}
-
-/// `a·b mod n`.
-#[pyfunction]
-fn scalar_mul<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    b: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    sc_out(py, &sc(a, "a")?.mul(&sc(b, "b")?))
-}
-
-/// Constant-time inverse mod n (0 maps to 0).
-#[pyfunction]
-fn scalar_inv<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    sc_out(py, &sc(a, "a")?.inv())
-}
-
-/// Variable-time (safegcd) inverse mod n (0 maps to 0).
-#[pyfunction]
-fn scalar_inv_vartime<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    sc_out(py, &sc(a, "a")?.inv_vartime())
+int_ops! { sc, sc_out:
+    /// `(a + b) mod n`.
+    scalar_add(a, b) => add;
+    /// `−a mod n`.
+    scalar_neg(a) => negate;
+    /// `a·b mod n`.
+    scalar_mul(a, b) => mul;
+    /// Constant-time inverse mod n (0 maps to 0).
+    scalar_inv(a) => inv;
+    /// Variable-time (safegcd) inverse mod n (0 maps to 0).
+    scalar_inv_vartime(a) => inv_vartime;
 }
 
 /// The GLV split of a scalar with its intermediates.
@@ -375,11 +366,7 @@ fn ecdsa_verify(
 ) -> PyResult<bool> {
     let m = bytes32(msg32, "msg32")?;
     let b = backend_arg(backend)?;
-    let (Ok(pk), Ok(mut sig)) = (PublicKey::parse_with(b, pubkey), ecdsa::Signature::from_der_lax(sig_der))
-    else {
-        return Ok(false);
-    };
-    sig.normalize_s();
+    let Some((pk, sig)) = ecdsa_parts(b, pubkey, sig_der) else { return Ok(false) };
     Ok(py.detach(|| ecdsa::verify_with(b, &pk, &m, &sig)))
 }
 
@@ -445,12 +432,7 @@ fn schnorr_verify(
     backend: Option<&str>,
 ) -> PyResult<bool> {
     let b = backend_arg(backend)?;
-    let (Ok(pk32), Ok(sig64)) = (<[u8; 32]>::try_from(pubkey), <[u8; 64]>::try_from(sig)) else {
-        return Ok(false);
-    };
-    let Ok(pk) = XOnlyPublicKey::parse_with(b, &pk32) else {
-        return Ok(false);
-    };
+    let Some((pk, sig64)) = schnorr_parts(b, pubkey, sig) else { return Ok(false) };
     Ok(py.detach(|| schnorr::verify_with(b, &pk, msg, &sig64)))
 }
 
@@ -497,10 +479,7 @@ fn time_ecdsa_verify(
         let mut ok = 0usize;
         for _ in 0..repeat {
             for (pk, m, sig) in &parsed {
-                if let (Ok(pk), Ok(mut sig)) =
-                    (PublicKey::parse_with(b, pk), ecdsa::Signature::from_der_lax(sig))
-                {
-                    sig.normalize_s();
+                if let Some((pk, sig)) = ecdsa_parts(b, pk, sig) {
                     ok += usize::from(ecdsa::verify_with(b, &pk, m, &sig));
                 }
             }
