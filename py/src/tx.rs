@@ -8,7 +8,7 @@
 use crate::Error;
 use fullverify::encode::{display_hex, Block, Transaction, TxOut};
 use fullverify::script::{self, NativeVerifier, ScriptFlags};
-use fullverify::sighash::TxContext;
+use fullverify::sighash::{SighashError, TxContext};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -44,11 +44,34 @@ fn spent_arg(tx: &Transaction, spent: Option<Vec<(i64, Vec<u8>)>>) -> PyResult<O
     Ok(Some(spent.into_iter().map(|(value, script_pubkey)| TxOut { value, script_pubkey }).collect()))
 }
 
-fn index_arg(tx: &Transaction, index: usize) -> PyResult<()> {
-    if index >= tx.inputs.len() {
-        return Err(Error::new_err(format!("input index {index} out of range ({} inputs)", tx.inputs.len())));
+/// `tx_arg` with `index` checked against its inputs.
+fn tx_input_arg(tx: &Bound<'_, PyAny>, index: usize) -> PyResult<Transaction> {
+    let t = tx_arg(tx)?;
+    if index >= t.inputs.len() {
+        return Err(Error::new_err(format!("input index {index} out of range ({} inputs)", t.inputs.len())));
     }
-    Ok(())
+    Ok(t)
+}
+
+fn sighash_err(e: SighashError) -> PyErr {
+    pyerr(format!("{e:?}"))
+}
+
+/// A dict of named hashes as `bytes`.
+fn hashes_dict<'py>(py: Python<'py>, hashes: &[(&str, [u8; 32])]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in hashes {
+        d.set_item(k, PyBytes::new(py, v))?;
+    }
+    Ok(d)
+}
+
+/// `(ok, error_name)` for an input's verification result.
+fn verdict(r: Result<(), script::ScriptError>) -> (bool, &'static str) {
+    match r {
+        Ok(()) => (true, "OK"),
+        Err(e) => (false, e.name()),
+    }
 }
 
 /// Flags as an int bit set or Core's comma-separated names (`"P2SH,WITNESS"`).
@@ -161,45 +184,37 @@ fn legacy_sighash<'py>(
     script_code: &[u8],
     hash_type: i64,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
+    let t = tx_input_arg(tx, index)?;
     let h = py.detach(|| fullverify::sighash::legacy_sighash(&t, index, script_code, hash_type as u32));
     Ok(PyBytes::new(py, &h))
 }
 
-/// BIP143 preimage (the bytes whose double SHA-256 is the sighash).
-#[pyfunction]
-fn bip143_preimage<'py>(
-    py: Python<'py>,
-    tx: &Bound<'py, PyAny>,
-    index: usize,
-    script_code: &[u8],
-    amount: i64,
-    hash_type: u32,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
-    let ctx = TxContext::new(&t, None);
-    let p =
-        ctx.bip143_preimage(index, script_code, amount, hash_type).map_err(|e| pyerr(format!("{e:?}")))?;
-    Ok(PyBytes::new(py, &p))
+/// The two BIP143 bindings: the same arguments, checked, passed to the `TxContext` method of
+/// the same name.
+macro_rules! bip143_fns {
+    ($($(#[$doc:meta])* $name:ident,)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name<'py>(
+            py: Python<'py>,
+            tx: &Bound<'py, PyAny>,
+            index: usize,
+            script_code: &[u8],
+            amount: i64,
+            hash_type: u32,
+        ) -> PyResult<Bound<'py, PyBytes>> {
+            let t = tx_input_arg(tx, index)?;
+            let ctx = TxContext::new(&t, None);
+            Ok(PyBytes::new(py, &ctx.$name(index, script_code, amount, hash_type).map_err(sighash_err)?))
+        }
+    )*};
 }
 
-/// BIP143 signature hash.
-#[pyfunction]
-fn bip143_sighash<'py>(
-    py: Python<'py>,
-    tx: &Bound<'py, PyAny>,
-    index: usize,
-    script_code: &[u8],
-    amount: i64,
-    hash_type: u32,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
-    let ctx = TxContext::new(&t, None);
-    let h = ctx.bip143_sighash(index, script_code, amount, hash_type).map_err(|e| pyerr(format!("{e:?}")))?;
-    Ok(PyBytes::new(py, &h))
+bip143_fns! {
+    /// BIP143 preimage (the bytes whose double SHA-256 is the sighash).
+    bip143_preimage,
+    /// BIP143 signature hash.
+    bip143_sighash,
 }
 
 /// BIP143 aggregate hashes: `hash_prevouts`, `hash_sequence`, `hash_outputs`.
@@ -207,11 +222,14 @@ fn bip143_sighash<'py>(
 fn bip143_hashes<'py>(py: Python<'py>, tx: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let t = tx_arg(tx)?;
     let h = TxContext::new(&t, None).bip143_hashes();
-    let d = PyDict::new(py);
-    d.set_item("hash_prevouts", PyBytes::new(py, &h.hash_prevouts))?;
-    d.set_item("hash_sequence", PyBytes::new(py, &h.hash_sequence))?;
-    d.set_item("hash_outputs", PyBytes::new(py, &h.hash_outputs))?;
-    Ok(d)
+    hashes_dict(
+        py,
+        &[
+            ("hash_prevouts", h.hash_prevouts),
+            ("hash_sequence", h.hash_sequence),
+            ("hash_outputs", h.hash_outputs),
+        ],
+    )
 }
 
 /// BIP341 aggregate hashes (single SHA-256s) over the transaction and its spent outputs.
@@ -225,17 +243,16 @@ fn bip341_hashes<'py>(
     let spent = spent_arg(&t, Some(spent_outputs))?;
     let ctx = TxContext::new(&t, spent.as_deref());
     let h = ctx.bip341_hashes().ok_or_else(|| Error::new_err("BIP341 needs every spent output"))?;
-    let d = PyDict::new(py);
-    for (k, v) in [
-        ("sha_prevouts", h.sha_prevouts),
-        ("sha_amounts", h.sha_amounts),
-        ("sha_scriptpubkeys", h.sha_scriptpubkeys),
-        ("sha_sequences", h.sha_sequences),
-        ("sha_outputs", h.sha_outputs),
-    ] {
-        d.set_item(k, PyBytes::new(py, &v))?;
-    }
-    Ok(d)
+    hashes_dict(
+        py,
+        &[
+            ("sha_prevouts", h.sha_prevouts),
+            ("sha_amounts", h.sha_amounts),
+            ("sha_scriptpubkeys", h.sha_scriptpubkeys),
+            ("sha_sequences", h.sha_sequences),
+            ("sha_outputs", h.sha_outputs),
+        ],
+    )
 }
 
 type TapArgs = (Option<Vec<u8>>, Option<([u8; 32], u32)>);
@@ -257,69 +274,39 @@ fn tap_args(annex: Option<&[u8]>, leaf_hash: Option<&[u8]>, codesep_pos: u32) ->
     Ok((annex.map(<[u8]>::to_vec), leaf))
 }
 
-/// Runs `f` on a BIP341 context for input `index`, with the annex and script-path arguments
-/// checked: the shared front of `bip341_sigmsg` and `bip341_sighash`.
-#[allow(clippy::too_many_arguments)]
-fn with_bip341<T>(
-    tx: &Bound<'_, PyAny>,
-    index: usize,
-    spent_outputs: Vec<(i64, Vec<u8>)>,
-    annex: Option<&[u8]>,
-    leaf_hash: Option<&[u8]>,
-    codesep_pos: u32,
-    f: impl FnOnce(
-        &TxContext<'_>,
-        Option<&[u8]>,
-        Option<([u8; 32], u32)>,
-    ) -> Result<T, fullverify::sighash::SighashError>,
-) -> PyResult<T> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
-    let spent = spent_arg(&t, Some(spent_outputs))?;
-    let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
-    let ctx = TxContext::new(&t, spent.as_deref());
-    f(&ctx, annex.as_deref(), leaf).map_err(|e| pyerr(format!("{e:?}")))
+/// The two BIP341 bindings: the same arguments, checked (with the annex and script-path ones),
+/// passed to the `TxContext` method of the same name.
+macro_rules! bip341_fns {
+    ($($(#[$doc:meta])* $name:ident,)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (tx, index, spent_outputs, hash_type, annex=None, leaf_hash=None, codesep_pos=0xffff_ffff))]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<'py>(
+            py: Python<'py>,
+            tx: &Bound<'py, PyAny>,
+            index: usize,
+            spent_outputs: Vec<(i64, Vec<u8>)>,
+            hash_type: u8,
+            annex: Option<&[u8]>,
+            leaf_hash: Option<&[u8]>,
+            codesep_pos: u32,
+        ) -> PyResult<Bound<'py, PyBytes>> {
+            let t = tx_input_arg(tx, index)?;
+            let spent = spent_arg(&t, Some(spent_outputs))?;
+            let (annex, leaf) = tap_args(annex, leaf_hash, codesep_pos)?;
+            let ctx = TxContext::new(&t, spent.as_deref());
+            Ok(PyBytes::new(py, &ctx.$name(index, hash_type, annex.as_deref(), leaf).map_err(sighash_err)?))
+        }
+    )*};
 }
 
-/// BIP341 signature message: the epoch byte 0x00 followed by `SigMsg(hash_type, ext_flag)`,
-/// with BIP342's extension when `leaf_hash` is given (script path).
-#[pyfunction]
-#[pyo3(signature = (tx, index, spent_outputs, hash_type, annex=None, leaf_hash=None, codesep_pos=0xffff_ffff))]
-#[allow(clippy::too_many_arguments)]
-fn bip341_sigmsg<'py>(
-    py: Python<'py>,
-    tx: &Bound<'py, PyAny>,
-    index: usize,
-    spent_outputs: Vec<(i64, Vec<u8>)>,
-    hash_type: u8,
-    annex: Option<&[u8]>,
-    leaf_hash: Option<&[u8]>,
-    codesep_pos: u32,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let m = with_bip341(tx, index, spent_outputs, annex, leaf_hash, codesep_pos, |ctx, annex, leaf| {
-        ctx.bip341_sigmsg(index, hash_type, annex, leaf)
-    })?;
-    Ok(PyBytes::new(py, &m))
-}
-
-/// BIP341 signature hash `hash_TapSighash(0x00 || SigMsg)`.
-#[pyfunction]
-#[pyo3(signature = (tx, index, spent_outputs, hash_type, annex=None, leaf_hash=None, codesep_pos=0xffff_ffff))]
-#[allow(clippy::too_many_arguments)]
-fn bip341_sighash<'py>(
-    py: Python<'py>,
-    tx: &Bound<'py, PyAny>,
-    index: usize,
-    spent_outputs: Vec<(i64, Vec<u8>)>,
-    hash_type: u8,
-    annex: Option<&[u8]>,
-    leaf_hash: Option<&[u8]>,
-    codesep_pos: u32,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let h = with_bip341(tx, index, spent_outputs, annex, leaf_hash, codesep_pos, |ctx, annex, leaf| {
-        ctx.bip341_sighash(index, hash_type, annex, leaf)
-    })?;
-    Ok(PyBytes::new(py, &h))
+bip341_fns! {
+    /// BIP341 signature message: the epoch byte 0x00 followed by `SigMsg(hash_type, ext_flag)`,
+    /// with BIP342's extension when `leaf_hash` is given (script path).
+    bip341_sigmsg,
+    /// BIP341 signature hash `hash_TapSighash(0x00 || SigMsg)`.
+    bip341_sighash,
 }
 
 /// Verifies input `index` of `tx` against its spent output under `flags` (int or Core's
@@ -333,18 +320,13 @@ fn verify_input(
     spent_outputs: Vec<(i64, Vec<u8>)>,
     flags: &Bound<'_, PyAny>,
 ) -> PyResult<(bool, &'static str)> {
-    let t = tx_arg(tx)?;
-    index_arg(&t, index)?;
+    let t = tx_input_arg(tx, index)?;
     let f = flags_arg(flags)?;
     let spent = spent_arg(&t, Some(spent_outputs))?;
-    let r = py.detach(|| {
+    Ok(verdict(py.detach(|| {
         let ctx = TxContext::new(&t, spent.as_deref());
         script::verify_input(&ctx, index, f, &NativeVerifier)
-    });
-    Ok(match r {
-        Ok(()) => (true, "OK"),
-        Err(e) => (false, e.name()),
-    })
+    })))
 }
 
 /// Verifies every input of `tx` (one per-transaction context shared by all inputs); returns a
@@ -361,12 +343,7 @@ fn verify_tx(
     let spent = spent_arg(&t, Some(spent_outputs))?;
     Ok(py.detach(|| {
         let ctx = TxContext::new(&t, spent.as_deref());
-        (0..t.inputs.len())
-            .map(|i| match script::verify_input(&ctx, i, f, &NativeVerifier) {
-                Ok(()) => (true, "OK"),
-                Err(e) => (false, e.name()),
-            })
-            .collect()
+        (0..t.inputs.len()).map(|i| verdict(script::verify_input(&ctx, i, f, &NativeVerifier))).collect()
     }))
 }
 
