@@ -236,6 +236,7 @@ def bip341_sigmsg(
     codesep_pos: int = 0xFFFFFFFF,
 ) -> bytes:
     """0x00 epoch byte followed by SigMsg (and BIP342's extension for a script path)."""
+# bip341_sigmsg's parameters again: a stub spells out each function's own signature.
 def bip341_sighash(
     tx: _TxLike,
     index: int,

@@ -63,6 +63,29 @@ def verify(pubkey_bytes, msg32, der_sig):
     return verify_rs(q, msg32, r, s)
 
 
+def _lax_header(sig, pos, tag):
+    """The tag-and-length step Core's lax parser takes for the sequence and each integer.
+
+    Needs ``tag`` at ``pos`` and a length byte after it. Returns ``(pos, lenbyte, long_form)``
+    with ``pos`` past the length byte; in the long form (high bit set) ``lenbyte`` is the count
+    of length bytes that follow, which must fit in ``sig``. None when the step fails.
+    """
+    n = len(sig)
+    if pos == n or sig[pos] != tag:
+        return None
+    pos += 1
+    if pos == n:
+        return None
+    lenbyte = sig[pos]
+    pos += 1
+    if not lenbyte & 0x80:
+        return pos, lenbyte, False
+    lenbyte -= 0x80
+    if lenbyte > n - pos:
+        return None
+    return pos, lenbyte, True
+
+
 @mirrors("ecdsa.parse_der_lax")
 def parse_der_lax(sig):
     """Core's ecdsa_signature_parse_der_lax: returns (r, s) or None.
@@ -72,32 +95,20 @@ def parse_der_lax(sig):
     (parsed, but never valid), exactly as Core does.
     """
     sig = bytes(sig)
-    n, pos = len(sig), 0
-    if pos == n or sig[pos] != 0x30:
+    n = len(sig)
+    head = _lax_header(sig, 0, 0x30)
+    if head is None:
         return None
-    pos += 1
-    if pos == n:
-        return None
-    lenbyte = sig[pos]
-    pos += 1
-    if lenbyte & 0x80:
-        lenbyte -= 0x80
-        if lenbyte > n - pos:
-            return None
-        pos += lenbyte
+    pos, lenbyte, long_form = head
+    if long_form:
+        pos += lenbyte  # the sequence length itself is ignored
     ints = []
     for _ in range(2):
-        if pos == n or sig[pos] != 0x02:
+        head = _lax_header(sig, pos, 0x02)
+        if head is None:
             return None
-        pos += 1
-        if pos == n:
-            return None
-        lenbyte = sig[pos]
-        pos += 1
-        if lenbyte & 0x80:
-            lenbyte -= 0x80
-            if lenbyte > n - pos:
-                return None
+        pos, lenbyte, long_form = head
+        if long_form:
             while lenbyte > 0 and sig[pos] == 0:
                 pos += 1
                 lenbyte -= 1

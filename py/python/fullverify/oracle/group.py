@@ -125,6 +125,22 @@ def jacobian_double(pj):
     return (X3, Y3, Z3)
 
 
+def _add_finish(p1, u1, s1, h, r, z):
+    """What ``jacobian_add`` and ``jacobian_add_affine`` share once they have u1, s1,
+    h = u2 - u1, r = s2 - s1 and z (Z1 Z2, or Z1 for the mixed form): the P1 == +-P2 cases,
+    then X3, Y3 and Z3 = z h.
+    """
+    if h == 0:
+        return jacobian_double(p1) if r == 0 else JINF
+    h2 = h * h % P
+    h3 = h2 * h % P
+    t = u1 * h2 % P
+    X3 = (r * r - h3 - 2 * t) % P
+    Y3 = (r * (t - X3) - s1 * h3) % P
+    Z3 = z * h % P
+    return (X3, Y3, Z3)
+
+
 def jacobian_add(p1, p2):
     """P1 + P2 for Jacobian inputs (the ``gej_add_var`` formula, 12M + 4S).
 
@@ -144,17 +160,7 @@ def jacobian_add(p1, p2):
     u2 = X2 * z1s % P
     s1 = Y1 * z2s * Z2 % P
     s2 = Y2 * z1s * Z1 % P
-    h = (u2 - u1) % P
-    r = (s2 - s1) % P
-    if h == 0:
-        return jacobian_double(p1) if r == 0 else JINF
-    h2 = h * h % P
-    h3 = h2 * h % P
-    t = u1 * h2 % P
-    X3 = (r * r - h3 - 2 * t) % P
-    Y3 = (r * (t - X3) - s1 * h3) % P
-    Z3 = Z1 * Z2 * h % P
-    return (X3, Y3, Z3)
+    return _add_finish(p1, u1, s1, (u2 - u1) % P, (s2 - s1) % P, Z1 * Z2)
 
 
 def jacobian_add_affine(p1, q):
@@ -171,17 +177,7 @@ def jacobian_add_affine(p1, q):
     z1s = Z1 * Z1 % P
     u2 = x * z1s % P
     s2 = y * z1s * Z1 % P
-    h = (u2 - X1) % P
-    r = (s2 - Y1) % P
-    if h == 0:
-        return jacobian_double(p1) if r == 0 else JINF
-    h2 = h * h % P
-    h3 = h2 * h % P
-    t = X1 * h2 % P
-    X3 = (r * r - h3 - 2 * t) % P
-    Y3 = (r * (t - X3) - Y1 * h3) % P
-    Z3 = Z1 * h % P
-    return (X3, Y3, Z3)
+    return _add_finish(p1, X1, Y1, (u2 - X1) % P, (s2 - Y1) % P, Z1)
 
 
 # ------------------------------------------------- public, spec-checked forms

@@ -5,6 +5,8 @@ from ._rust import mirrors
 
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
+# add/neg/mul/inv are field.py's with n for p, written out so that each module reads alone.
+
 __all__ = ["N", "add", "neg", "mul", "inv", "from_bytes", "to_bytes", "is_high", "to_signed"]
 
 
