@@ -5,6 +5,7 @@
 //! wrong type throws.
 
 use crate::bytes_arg;
+use crate::sig::schnorr_parts;
 use fullverify::secp256k1::{schnorr, XOnlyPublicKey};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
@@ -23,10 +24,9 @@ fn parse(items: &Array) -> Result<Parsed, JsError> {
         let pk = bytes_arg(&t.get(0), "pubkey")?;
         let msg = bytes_arg(&t.get(1), "msg")?;
         let sig = bytes_arg(&t.get(2), "sig")?;
-        let key = <[u8; 32]>::try_from(pk.as_slice()).ok().and_then(|k| XOnlyPublicKey::parse(&k).ok());
-        match (key, <[u8; 64]>::try_from(sig.as_slice())) {
-            (Some(k), Ok(s)) => ok.push((i, k, msg, s)),
-            _ => bad.push(i),
+        match schnorr_parts(&pk, &sig) {
+            Some((k, s)) => ok.push((i, k, msg, s)),
+            None => bad.push(i),
         }
     }
     Ok((ok, bad))

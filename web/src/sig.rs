@@ -200,13 +200,19 @@ pub fn verify_ecdsa(pubkey: &[u8], msg32: &[u8], der: &[u8]) -> bool {
     ecdsa::verify(&pk, &m, &sig)
 }
 
+/// A valid x-only key and a 64-byte signature, or `None`: what every BIP340 verifier of the
+/// module (`verifyBip340`, the batch and many-item forms) takes.
+pub(crate) fn schnorr_parts(pubkey: &[u8], sig: &[u8]) -> Option<(XOnlyPublicKey, [u8; 64])> {
+    let (Ok(pk32), Ok(sig64)) = (<[u8; 32]>::try_from(pubkey), <[u8; 64]>::try_from(sig)) else {
+        return None;
+    };
+    Some((XOnlyPublicKey::parse(&pk32).ok()?, sig64))
+}
+
 /// Verifies a BIP340 signature; false on any parse failure. For benchmarks.
 #[wasm_bindgen(js_name = verifyBip340)]
 pub fn verify_bip340(pubkey: &[u8], msg: &[u8], sig: &[u8]) -> bool {
-    let (Ok(pk32), Ok(sig64)) = (<[u8; 32]>::try_from(pubkey), <[u8; 64]>::try_from(sig)) else {
-        return false;
-    };
-    let Ok(pk) = XOnlyPublicKey::parse(&pk32) else { return false };
+    let Some((pk, sig64)) = schnorr_parts(pubkey, sig) else { return false };
     schnorr::verify(&pk, msg, &sig64)
 }
 
@@ -220,32 +226,16 @@ mod tests {
         let pk = PublicKey::from_secret(&sk).unwrap();
         let msg = [0x5a; 32];
         let sig = ecdsa::sign(&sk, &msg);
-        let v = ecdsa_explain(
-            &hex::encode(&pk.serialize_compressed()),
-            &hex::encode(&msg),
-            &hex::encode(&sig.to_der()),
-            "strict",
-        )
-        .unwrap();
-        assert!(v.valid);
         let mut high = sig;
         high.s = high.s.negate();
-        let v = ecdsa_explain(
-            &hex::encode(&pk.serialize_compressed()),
-            &hex::encode(&msg),
-            &hex::encode(&high.to_der()),
-            "lax",
-        )
-        .unwrap();
-        assert!(v.valid);
-        let v = ecdsa_explain(
-            &hex::encode(&pk.serialize_compressed()),
-            &hex::encode(&[0x5b; 32]),
-            &hex::encode(&sig.to_der()),
-            "strict",
-        )
-        .unwrap();
-        assert!(!v.valid);
+        let pk_hex = hex::encode(&pk.serialize_compressed());
+        // The signature, its high-S twin (lax) and the signature on another message.
+        for (m, sig, mode, valid) in
+            [(msg, sig, "strict", true), (msg, high, "lax", true), ([0x5b; 32], sig, "strict", false)]
+        {
+            let v = ecdsa_explain(&pk_hex, &hex::encode(&m), &hex::encode(&sig.to_der()), mode).unwrap();
+            assert_eq!(v.valid, valid, "{mode}");
+        }
         assert_eq!(ecdsa_explain("02", "00", "30", "strict").unwrap_err().field, "pubkey");
     }
 
