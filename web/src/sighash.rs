@@ -152,6 +152,19 @@ fn field(name: &str, bytes: &[u8], meaning: impl Into<String>) -> Field {
     Field { name: name.into(), hex: hex::encode(bytes), meaning: meaning.into() }
 }
 
+/// Records the aggregate `name` (the digest `d` under `hash` of the items `covers`) and returns
+/// `d` for the preimage field that shows it.
+fn aggregate(
+    aggregates: &mut Vec<Aggregate>,
+    name: &str,
+    hash: &'static str,
+    d: [u8; 32],
+    covers: Vec<String>,
+) -> [u8; 32] {
+    aggregates.push(Aggregate { name: name.into(), hash, hex: hex::encode(&d), covers });
+    d
+}
+
 fn var_bytes(b: &[u8]) -> Vec<u8> {
     let mut v = Vec::new();
     write_var_bytes(&mut v, b);
@@ -629,40 +642,22 @@ fn bip143_fields(
     let acp = ht & SIGHASH_ANYONECANPAY != 0;
     let h = ctx.bip143_hashes();
     let zero = [0u8; 32];
-    let prevouts: Vec<String> = (0..tx.inputs.len()).map(|j| hex::encode(&outpoint_bytes(tx, j))).collect();
-    let seqs: Vec<String> = tx.inputs.iter().map(|x| hex::encode(&x.sequence.to_le_bytes())).collect();
-    let outs: Vec<String> = tx.outputs.iter().map(|o| hex::encode(&output_bytes(o))).collect();
     let mut aggregates = Vec::new();
+    let mut agg = |name: &str, d, covers| aggregate(&mut aggregates, name, "sha256d", d, covers);
     let mut f = vec![field("nVersion", &tx.version.to_le_bytes(), format!("version {}", tx.version))];
     if acp {
         f.push(field("hashPrevouts", &zero, "zero: ANYONECANPAY"));
     } else {
-        f.push(field(
-            "hashPrevouts",
-            &h.hash_prevouts,
-            format!("SHA256d of the {} outpoints", tx.inputs.len()),
-        ));
-        aggregates.push(Aggregate {
-            name: "hashPrevouts".into(),
-            hash: "sha256d",
-            hex: hex::encode(&h.hash_prevouts),
-            covers: prevouts,
-        });
+        let prevouts = (0..tx.inputs.len()).map(|j| hex::encode(&outpoint_bytes(tx, j))).collect();
+        let d = agg("hashPrevouts", h.hash_prevouts, prevouts);
+        f.push(field("hashPrevouts", &d, format!("SHA256d of the {} outpoints", tx.inputs.len())));
     }
     if acp || base == SIGHASH_SINGLE || base == SIGHASH_NONE {
         f.push(field("hashSequence", &zero, "zero: ANYONECANPAY, SINGLE or NONE"));
     } else {
-        f.push(field(
-            "hashSequence",
-            &h.hash_sequence,
-            format!("SHA256d of the {} nSequence values", tx.inputs.len()),
-        ));
-        aggregates.push(Aggregate {
-            name: "hashSequence".into(),
-            hash: "sha256d",
-            hex: hex::encode(&h.hash_sequence),
-            covers: seqs,
-        });
+        let seqs = tx.inputs.iter().map(|x| hex::encode(&x.sequence.to_le_bytes())).collect();
+        let d = agg("hashSequence", h.hash_sequence, seqs);
+        f.push(field("hashSequence", &d, format!("SHA256d of the {} nSequence values", tx.inputs.len())));
     }
     let op = &tx.inputs[n_in].prevout;
     let mut txid = op.txid;
@@ -677,23 +672,13 @@ fn bip143_fields(
     let seq = tx.inputs[n_in].sequence;
     f.push(field("nSequence", &seq.to_le_bytes(), format!("{seq:#010x}")));
     if base != SIGHASH_SINGLE && base != SIGHASH_NONE {
-        f.push(field("hashOutputs", &h.hash_outputs, format!("SHA256d of the {} outputs", tx.outputs.len())));
-        aggregates.push(Aggregate {
-            name: "hashOutputs".into(),
-            hash: "sha256d",
-            hex: hex::encode(&h.hash_outputs),
-            covers: outs,
-        });
+        let outs = tx.outputs.iter().map(|o| hex::encode(&output_bytes(o))).collect();
+        let d = agg("hashOutputs", h.hash_outputs, outs);
+        f.push(field("hashOutputs", &d, format!("SHA256d of the {} outputs", tx.outputs.len())));
     } else if base == SIGHASH_SINGLE && n_in < tx.outputs.len() {
         let o = output_bytes(&tx.outputs[n_in]);
-        let d = sha256d(&o);
+        let d = agg("hashOutputs (single)", sha256d(&o), vec![hex::encode(&o)]);
         f.push(field("hashOutputs", &d, format!("SINGLE: SHA256d of output {n_in} only")));
-        aggregates.push(Aggregate {
-            name: "hashOutputs (single)".into(),
-            hash: "sha256d",
-            hex: hex::encode(&d),
-            covers: vec![hex::encode(&o)],
-        });
     } else {
         f.push(field("hashOutputs", &zero, "zero: NONE, or SINGLE without a matching output"));
     }
@@ -737,10 +722,7 @@ fn bip341(
         field("nLockTime", &tx.lock_time.to_le_bytes(), format!("lock time {}", tx.lock_time)),
     ];
     let mut aggregates = Vec::new();
-    let mut agg = |name: &str, d: [u8; 32], covers: Vec<String>| {
-        aggregates.push(Aggregate { name: name.into(), hash: "sha256", hex: hex::encode(&d), covers });
-        d
-    };
+    let mut agg = |name: &str, d, covers| aggregate(&mut aggregates, name, "sha256", d, covers);
     if !acp {
         let n = tx.inputs.len();
         let d = agg(
