@@ -41,6 +41,18 @@ function showError(el, message) {
   el.textContent = message ?? '';
 }
 
+/** Marks an input field invalid (`aria-invalid`) or valid. */
+function markInvalid(input, invalid) {
+  if (invalid) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+}
+
+/** A live panel's input error (null clears it): shown, marked, and its count line hidden meanwhile. */
+function inputError(input, errorId, countId, message) {
+  showError($(errorId), message);
+  markInvalid(input, message !== null);
+  $(countId).hidden = message !== null;
+}
+
 /** Fills the outputs listed in `values` (id → text), or blanks them all when `values` is null. */
 function fill(ids, values) {
   for (const id of ids) {
@@ -64,15 +76,11 @@ function initHashes(explorer) {
     try {
       v = explorer.hashes(input.value, encoding, tag.value);
     } catch (e) {
-      showError($('input-error'), e.message);
-      input.setAttribute('aria-invalid', 'true');
-      $('out-bytes').hidden = true;
+      inputError(input, 'input-error', 'out-bytes', e.message);
       fill(ids, null);
       return;
     }
-    showError($('input-error'), null);
-    input.removeAttribute('aria-invalid');
-    $('out-bytes').hidden = false;
+    inputError(input, 'input-error', 'out-bytes', null);
     $('out-bytes').textContent = plural(v.bytes, 'byte', 'bytes');
     const preview = v.inputHex.slice(0, 2 * PREVIEW_BYTES);
     const more = v.bytes - PREVIEW_BYTES;
@@ -104,16 +112,12 @@ function initMerkle(explorer) {
     try {
       v = explorer.merkle(input.value, order.value);
     } catch (e) {
-      showError($('merkle-error'), e.message);
-      input.setAttribute('aria-invalid', 'true');
-      $('merkle-leaves').hidden = true;
+      inputError(input, 'merkle-error', 'merkle-leaves', e.message);
       $('merkle-mutated').className = 'flag';
       fill(ids, null);
       return;
     }
-    showError($('merkle-error'), null);
-    input.removeAttribute('aria-invalid');
-    $('merkle-leaves').hidden = false;
+    inputError(input, 'merkle-error', 'merkle-leaves', null);
     $('merkle-leaves').textContent = plural(v.leaves, 'leaf', 'leaves');
     if (v.leaves === 0) {
       $('merkle-mutated').className = 'flag';
@@ -204,14 +208,15 @@ function fieldErrors(prefix, fields, error) {
     const input = $(`${prefix}-${f}`);
     const mine = error && error.field === f;
     showError(el, mine ? error.message : null);
-    if (input) {
-      if (mine) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
-    }
+    if (input) markInvalid(input, mine);
   }
   if (error && !fields.includes(error.field)) {
     showError($(`${prefix}-${fields[0]}-error`), error.message);
   }
 }
+
+/** The panel the URL fragment names (`#tab?a=1&b=2`: `tab`; empty without a fragment). */
+const fragmentTab = () => location.hash.slice(1).split('?')[0];
 
 /** The query of the URL fragment when it opens panel `tab` (`#tab?a=1&b=2`). */
 function fragmentParams(tab) {
@@ -221,7 +226,7 @@ function fragmentParams(tab) {
 
 /** Writes the panel's state into the URL fragment without adding a history entry. */
 function setFragment(tab, params) {
-  if ((location.hash.slice(1).split('?')[0] || 'hashes') !== tab) return;
+  if ((fragmentTab() || 'hashes') !== tab) return;
   const q = Object.entries(params).filter(([, v]) => v !== '' && v !== null && v !== undefined)
     .map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ',').replace(/%3A/g, ':')}`).join('&');
   history.replaceState(null, '', `#${tab}${q ? `?${q}` : ''}`);
@@ -484,10 +489,13 @@ function initSig(worker) {
     setFragment('sig', { scheme: scheme.value, pubkey: pubkey.value.trim(), msg: msg.value.trim(), sig: sig.value.trim(), mode: scheme.value === 'ecdsa' ? mode.value : '' });
     return run();
   };
+  const setExample = (ex) => {
+    pubkey.value = ex.pubkey;
+    msg.value = ex.msg;
+    sig.value = ex.sig;
+  };
   const example = () => {
-    Object.assign(pubkey, { value: SIG_EXAMPLES[scheme.value].pubkey });
-    msg.value = SIG_EXAMPLES[scheme.value].msg;
-    sig.value = SIG_EXAMPLES[scheme.value].sig;
+    setExample(SIG_EXAMPLES[scheme.value]);
     update();
   };
   const fromUrl = () => {
@@ -508,9 +516,7 @@ function initSig(worker) {
   for (const e of [pubkey, msg, sig]) e.addEventListener('input', update);
   window.addEventListener('hashchange', fromUrl);
   if (!fromUrl()) {
-    pubkey.value = SIG_EXAMPLES.ecdsa.pubkey;
-    msg.value = SIG_EXAMPLES.ecdsa.msg;
-    sig.value = SIG_EXAMPLES.ecdsa.sig;
+    setExample(SIG_EXAMPLES.ecdsa);
     run();
   }
 }
@@ -536,7 +542,7 @@ function initTabs() {
     b.textContent = s.dataset.title;
     b.setAttribute('aria-controls', s.id);
     b.addEventListener('click', () => {
-      if (location.hash.slice(1).split('?')[0] !== s.dataset.tab) location.hash = s.dataset.tab;
+      if (fragmentTab() !== s.dataset.tab) location.hash = s.dataset.tab;
     });
     nav.append(b);
     return b;
@@ -550,7 +556,7 @@ function initTabs() {
     buttons[j].click();
   });
   const show = () => {
-    const want = location.hash.slice(1).split('?')[0];
+    const want = fragmentTab();
     const active = sections.find((s) => s.dataset.tab === want) ?? sections[0];
     sections.forEach((s, i) => {
       s.hidden = s !== active;
