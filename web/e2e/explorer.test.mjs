@@ -10,44 +10,24 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
+import { join } from 'node:path';
+import { openPage, SHOTS } from './browser.mjs';
 import { parseTx, legacySighashAll, bip143SighashAll, bip341Sighash, glvSplit, basisOnLattice, LAMBDA }
   from './reference.mjs';
 import { EXAMPLES } from '../www/examples.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const WWW = resolve(HERE, '..', 'www');
-const SHOTS = resolve(HERE, '..', '..', 'target');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-let server;
-let browser;
+let session;
 let page;
 let base;
-const problems = [];
+let problems;
 
 before(async () => {
-  assert.ok(existsSync(join(WWW, 'pkg', 'fullverify_web.js')), 'web/www/pkg is missing: run web/test.sh');
-  server = await serve(WWW);
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  session = await openPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  ({ page, base, problems } = session);
 });
 
 after(async () => {
-  await browser?.close();
-  await new Promise((ok) => (server ? server.close(ok) : ok()));
+  await session?.close();
 });
 
 const text = (sel) => page.textContent(sel);

@@ -9,16 +9,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const WWW = resolve(HERE, '..', 'www');
-const SCREENSHOT = resolve(HERE, '..', '..', 'target', 'web-screenshot.png');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+import { join } from 'node:path';
+import { openPage, SHOTS } from './browser.mjs';
 
 const sha256 = (b) => createHash('sha256').update(b).digest();
 const hex = (b) => Buffer.from(b).toString('hex');
@@ -38,33 +30,20 @@ function merkleRoot(leaves) {
   return level[0];
 }
 
-let server;
-let browser;
+let session;
 let page;
-const problems = [];
+let problems;
 
 before(async () => {
-  assert.ok(existsSync(join(WWW, 'pkg', 'fullverify_web.js')),
-    'web/www/pkg is missing: build it with web/test.sh (wasm-bindgen --target web)');
-  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (set CHROMIUM=...)`);
-  server = await serve(WWW);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1100, height: 1400 }, colorScheme: 'dark' });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`); });
+  session = await openPage({ viewport: { width: 1100, height: 1400 }, colorScheme: 'dark' });
+  ({ page, problems } = session);
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.goto(session.base);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 20_000 });
 });
 
 after(async () => {
-  await browser?.close();
-  await new Promise((ok) => (server ? server.close(ok) : ok()));
+  await session?.close();
 });
 
 const text = (sel) => page.textContent(sel);
@@ -185,7 +164,7 @@ test('screenshot, and no errors in the console', async () => {
   await page.fill('#input', 'Hello, fullverify!');
   await page.click('.more summary');
   await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header belongs at the top
-  await mkdir(dirname(SCREENSHOT), { recursive: true });
-  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, 'web-screenshot.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
