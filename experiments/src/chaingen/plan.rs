@@ -87,15 +87,15 @@ impl State {
 
     pub(super) fn pick_kind(&mut self, era: usize) -> Kind {
         let w = era_weights(era);
-        let total: u32 = w.iter().map(|x| x.1).sum();
+        let total: u32 = w.clone().map(|x| x.1).sum();
         let mut r = (self.g.rng.next() % u64::from(total)) as u32;
-        for &(k, x) in w {
+        for (k, x) in w.clone() {
             if r < x {
                 return k;
             }
             r -= x;
         }
-        w[0].0
+        w.map(|x| x.0).next().expect("every era creates some kind")
     }
 
     fn take_random(&mut self) -> Option<Utxo> {

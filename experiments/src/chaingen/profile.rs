@@ -199,38 +199,27 @@ impl Kind {
     }
 }
 
-/// Output-type weights per era (per mille), shaped after the spent-output mix of mainnet's
-/// years before segwit, between segwit and taproot, and since taproot.
-pub(super) fn era_weights(era: usize) -> &'static [(Kind, u32)] {
-    match era {
-        0 => &[
-            (Kind::P2pkh, 560),
-            (Kind::P2pkhUncompressed, 170),
-            (Kind::P2pkhHybrid, 3),
-            (Kind::P2pk, 20),
-            (Kind::P2pkUncompressed, 50),
-            (Kind::Multisig, 17),
-            (Kind::P2shMultisig, 180),
-        ],
-        1 => &[
-            (Kind::P2pkh, 360),
-            (Kind::P2pkhUncompressed, 15),
-            (Kind::P2pk, 5),
-            (Kind::Multisig, 5),
-            (Kind::P2shMultisig, 120),
-            (Kind::P2shP2wpkh, 250),
-            (Kind::P2wpkh, 190),
-            (Kind::P2wshMultisig, 55),
-        ],
-        _ => &[
-            (Kind::P2pkh, 170),
-            (Kind::P2shMultisig, 50),
-            (Kind::P2shP2wpkh, 80),
-            (Kind::P2wpkh, 430),
-            (Kind::P2wshMultisig, 50),
-            (Kind::P2trKey, 190),
-            (Kind::P2trLeafChecksig, 20),
-            (Kind::P2trLeafChecksigadd, 10),
-        ],
-    }
+/// Output-type weights (per mille) in the legacy, segwit and taproot eras, shaped after the
+/// spent-output mix of mainnet's years before segwit, between segwit and taproot, and since
+/// taproot. The order of the rows is the order in which [`era_weights`] offers the kinds.
+const ERA_WEIGHTS: [(Kind, [u32; 3]); 13] = [
+    (Kind::P2pkh, [560, 360, 170]),
+    (Kind::P2pkhUncompressed, [170, 15, 0]),
+    (Kind::P2pkhHybrid, [3, 0, 0]),
+    (Kind::P2pk, [20, 5, 0]),
+    (Kind::P2pkUncompressed, [50, 0, 0]),
+    (Kind::Multisig, [17, 5, 0]),
+    (Kind::P2shMultisig, [180, 120, 50]),
+    (Kind::P2shP2wpkh, [0, 250, 80]),
+    (Kind::P2wpkh, [0, 190, 430]),
+    (Kind::P2wshMultisig, [0, 55, 50]),
+    (Kind::P2trKey, [0, 0, 190]),
+    (Kind::P2trLeafChecksig, [0, 0, 20]),
+    (Kind::P2trLeafChecksigadd, [0, 0, 10]),
+];
+
+/// The kinds an era creates with their weights (per mille), in [`ERA_WEIGHTS`]' order; eras
+/// past the third are the third.
+pub(super) fn era_weights(era: usize) -> impl Iterator<Item = (Kind, u32)> + Clone {
+    ERA_WEIGHTS.iter().map(move |&(k, w)| (k, w[era.min(2)])).filter(|&(_, w)| w > 0)
 }
