@@ -6,10 +6,10 @@
 //! every worker. Spawning scoped threads for every phase starts a thread each time, and on a
 //! virtual machine whose other CPU has gone idle such a start has been measured at several
 //! milliseconds. A crew's helpers are started once per calling thread and kept: after a job a
-//! helper spins for [`SPIN`] waiting for the next one (the next phase usually follows within
+//! helper spins for `SPIN` (2 ms) waiting for the next one (the next phase usually follows within
 //! a millisecond), then sleeps until woken.
 //!
-//! [`on_crew`] is the entry point; a call made from inside a crew job (nested) runs on
+//! `on_crew` (crate-private) is the entry point, [`join`] the public one for two closures; a call made from inside a crew job (nested) runs on
 //! freshly spawned scoped threads instead.
 
 use std::any::Any;

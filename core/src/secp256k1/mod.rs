@@ -19,8 +19,9 @@
 //! Backends: the group, ecmult and verification code is generic over `FieldOps` and
 //! monomorphised per backend: `Fe5x52` (Portable, every target) and `Fe4x64Asm` (Asm:
 //! MULX/ADCX/ADOX, x86-64 with BMI2+ADX). Both and every generic function over them are private
-//! to the crate. An entry point picks one from the [`Backend`] token it is given (the `_with`
-//! variants) or from [`Backend::detect`], once per call, through one dispatch macro,
+//! to the crate. An entry point picks one from the [`Backend`](crate::Backend) token it is
+//! given (the `_with` variants) or from [`Backend::detect`](crate::Backend::detect), once per
+//! call, through one dispatch macro,
 //! `with_field!`. Public key, point and field-element types store the portable form; signing
 //! always runs the constant-time portable path.
 //!

@@ -233,9 +233,9 @@ const MANY_CHUNK: usize = 128;
 /// bounds how often one input's script can run (three times at most).
 const DEFERRED_ROUNDS: usize = 2;
 
-/// [`verify_scripts`] with [`BackendVerifier`]`(backend)` and the signature checks done as
-/// `mode` says. The result, the failure reported included, is always that of
-/// [`verify_scripts`] (up to the batch's failure probability of about 2^−128 per batch for
+/// [`verify_scripts`](super::verify_scripts) with [`BackendVerifier`]`(backend)` and the
+/// signature checks done as `mode` says. The result, the failure reported included, is always
+/// that of `verify_scripts` (up to the batch's failure probability of about 2^−128 per batch for
 /// accepting an invalid BIP340 signature in the batched modes).
 ///
 /// Apart from [`SigMode::Inline`], this runs in rounds, each step on `threads` workers:
@@ -250,7 +250,7 @@ const DEFERRED_ROUNDS: usize = 2;
 ///    that recorded an invalid `CHECKMULTISIG` check run again from step 1 with the memo (one
 ///    more round); the rest, and any still in doubt after that, are verified exactly in block
 ///    order, and the first that fails is the failure reported. Every input not in doubt is
-///    valid, so this is the lowest failing input, as [`verify_scripts`] reports.
+///    valid, so this is the lowest failing input, as `verify_scripts` reports.
 ///
 /// ```
 /// use fullverify::encode::Transaction;

@@ -111,6 +111,7 @@ pub fn verify_with(backend: Backend, pk: &PublicKey, msg32: &[u8; 32], sig: &Sig
     with_field!(backend, F => verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig))
 }
 
-/// One item of [`verify_many`]: the arguments of [`verify`] (key, 32-byte message hash,
+/// One item of [`verify_many`](super::verify_many): the arguments of [`verify`] (key, 32-byte
+/// message hash,
 /// signature).
 pub type VerifyItem<'a> = (&'a PublicKey, &'a [u8; 32], &'a Signature);

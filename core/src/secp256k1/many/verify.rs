@@ -185,12 +185,12 @@ unsafe fn schnorr_verify_many_ifma<F: EcmultField>(items: &[SchnorrItem<'_>]) ->
 }
 
 /// Verifies every item on `backend` and returns one answer per item, in order; each equals
-/// [`verify_with`](super::ecdsa::verify_with) on the same arguments.
+/// [`verify_with`](crate::secp256k1::ecdsa::verify_with) on the same arguments.
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
 /// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
 /// one by one on the best scalar field); on other
-/// backends this is a loop over [`verify_with`](super::ecdsa::verify_with).
+/// backends this is a loop over [`verify_with`](crate::secp256k1::ecdsa::verify_with).
 ///
 /// ```
 /// use fullverify::secp256k1::{ecdsa, PublicKey};
@@ -217,12 +217,12 @@ pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> V
 }
 
 /// Verifies every item on `backend` and returns one answer per item, in order; each equals
-/// [`verify_with`](super::schnorr::verify_with) on the same arguments.
+/// [`verify_with`](crate::secp256k1::schnorr::verify_with) on the same arguments.
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
 /// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
 /// one by one on the best scalar field); on other
-/// backends this is a loop over [`verify_with`](super::schnorr::verify_with).
+/// backends this is a loop over [`verify_with`](crate::secp256k1::schnorr::verify_with).
 ///
 /// ```
 /// use fullverify::secp256k1::{schnorr, PublicKey};

@@ -88,5 +88,6 @@ pub fn verify_with(backend: Backend, pk: &XOnlyPublicKey, msg: &[u8], sig: &[u8;
     with_field!(backend, F => verify_generic::<F>(&Ge::from_portable(&pk.0), &px, msg, sig))
 }
 
-/// One item of [`verify_many`]: the arguments of [`verify`] (key, message, signature).
+/// One item of [`verify_many`](super::verify_many): the arguments of [`verify`] (key, message,
+/// signature).
 pub type VerifyItem<'a> = (&'a XOnlyPublicKey, &'a [u8], &'a [u8; 64]);
