@@ -39,6 +39,11 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -q -- -D warnings
 echo "rustfmt and clippy: clean"
 
+step "layout and docs: core files and import circles (scripts/layout.py), cargo doc -D warnings"
+python scripts/layout.py
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q -p fullverify -p fullverify-driver -p fullverify-testkit
+echo "cargo doc: no warnings"
+
 step "rust: cargo test (core, testkit, experiments)"
 cargo test --workspace --exclude fullverify-py --exclude fullverify-web 2>&1
 
