@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A coin (Core's `Coin`: an unspent output with its height and coinbase flag), its storage
+//! form and store key, and its MuHash element (Core's `TxOutSer`).
+
+use crate::encode::{OutPoint, Reader, TxOut};
+
+/// An unspent output with what the consensus rules need to know about its creation (Core's
+/// `Coin`: the coinbase flag for maturity, the height for maturity and BIP68).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coin {
+    /// The output: amount in satoshis and scriptPubKey.
+    pub out: TxOut,
+    /// Height of the block that created the output.
+    pub height: u32,
+    /// Whether the output belongs to a coinbase transaction (maturity applies).
+    pub coinbase: bool,
+}
+
+impl Coin {
+    /// Storage form: `height·2 + coinbase (LE u32) ‖ value (LE i64) ‖ CompactSize ‖ spk`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(13 + self.out.script_pubkey.len());
+        v.extend_from_slice(&(self.height.wrapping_mul(2) | self.coinbase as u32).to_le_bytes());
+        self.out.encode(&mut v);
+        v
+    }
+
+    /// Inverse of [`Coin::to_bytes`].
+    pub fn from_bytes(b: &[u8]) -> Option<Coin> {
+        let mut r = Reader::new(b);
+        let code = r.u32().ok()?;
+        let out = TxOut::decode(&mut r).ok()?;
+        r.finish().ok()?;
+        Some(Coin { out, height: code >> 1, coinbase: code & 1 == 1 })
+    }
+}
+
+/// Core's `TxOutSer(outpoint, coin)`: the MuHash element of one coin.
+pub fn txout_ser(op: &OutPoint, coin: &Coin) -> Vec<u8> {
+    let mut v = Vec::with_capacity(36 + 13 + coin.out.script_pubkey.len());
+    op.encode(&mut v);
+    v.extend_from_slice(&(coin.height.wrapping_mul(2) | coin.coinbase as u32).to_le_bytes());
+    coin.out.encode(&mut v);
+    v
+}
+
+/// The 36-byte store key of an outpoint: txid, then vout big-endian (ordered by vout).
+pub fn outpoint_key(op: &OutPoint) -> [u8; 36] {
+    let mut k = [0u8; 36];
+    k[..32].copy_from_slice(&op.txid);
+    k[32..].copy_from_slice(&op.vout.to_be_bytes());
+    k
+}

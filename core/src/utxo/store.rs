@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The store behind the coins cache: the trait, what a flush writes ([`FlushBatch`], with the
+//! best-block record [`ChainMeta`]), and the in-memory store.
+
+use super::coin::Coin;
+use crate::encode::OutPoint;
+use crate::muhash::MuHash3072;
+use std::collections::HashMap;
+use std::fmt;
+
+/// The chain state recorded with every flush: the best block and the UTXO set's summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainMeta {
+    /// Height of the best block.
+    pub height: u32,
+    /// Hash of the best block (internal byte order).
+    pub hash: [u8; 32],
+    /// MuHash3072 accumulator of the UTXO set at the best block (not finalised).
+    pub muhash: MuHash3072,
+    /// Number of unspent outputs.
+    pub utxo_count: u64,
+    /// Sum of the unspent amounts in satoshis.
+    pub total_amount: i64,
+}
+
+impl ChainMeta {
+    const LEN: usize = 4 + 32 + 768 + 8 + 8;
+
+    /// Fixed-size storage form (820 bytes): `height (LE u32) ‖ hash ‖ MuHash state (768 bytes,
+    /// numerator ‖ denominator) ‖ utxo_count (LE u64) ‖ total_amount (LE i64)`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(Self::LEN);
+        v.extend_from_slice(&self.height.to_le_bytes());
+        v.extend_from_slice(&self.hash);
+        v.extend_from_slice(&self.muhash.serialize());
+        v.extend_from_slice(&self.utxo_count.to_le_bytes());
+        v.extend_from_slice(&self.total_amount.to_le_bytes());
+        v
+    }
+
+    /// Inverse of [`ChainMeta::to_bytes`]; `None` unless `b` is exactly 820 bytes.
+    pub fn from_bytes(b: &[u8]) -> Option<ChainMeta> {
+        if b.len() != Self::LEN {
+            return None;
+        }
+        Some(ChainMeta {
+            height: u32::from_le_bytes(b[0..4].try_into().ok()?),
+            hash: b[4..36].try_into().ok()?,
+            muhash: MuHash3072::deserialize(b[36..804].try_into().ok()?),
+            utxo_count: u64::from_le_bytes(b[804..812].try_into().ok()?),
+            total_amount: i64::from_le_bytes(b[812..820].try_into().ok()?),
+        })
+    }
+}
+
+/// A store failure (I/O or engine error), with its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Everything one flush writes, applied atomically by [`Store::commit`].
+#[derive(Debug, Default)]
+pub struct FlushBatch {
+    /// Coins to write (`Some`) or delete (`None`).
+    pub coins: Vec<(OutPoint, Option<Coin>)>,
+    /// Header records `(height, 40-byte record)` appended since the last flush.
+    pub headers: Vec<(u32, [u8; 40])>,
+    /// The new best block and set summary.
+    pub meta: Option<ChainMeta>,
+}
+
+/// A persistent coin map with chain metadata.
+pub trait Store: Send {
+    /// The coin at `op`, if unspent.
+    fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError>;
+    /// Applies a batch atomically and durably: all of it or (on error) none of it.
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError>;
+    /// The metadata of the last commit, `None` for an empty store.
+    fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
+    /// Every header record, in height order (heights `0..n`).
+    fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError>;
+}
+
+impl Store for Box<dyn Store> {
+    fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+        (**self).get(op)
+    }
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
+        (**self).commit(batch)
+    }
+    fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
+        (**self).meta()
+    }
+    fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
+        (**self).headers()
+    }
+}
+
+/// An in-memory [`Store`].
+#[derive(Debug, Default, Clone)]
+pub struct MemStore {
+    coins: HashMap<OutPoint, Coin>,
+    headers: Vec<[u8; 40]>,
+    meta: Option<ChainMeta>,
+}
+
+impl MemStore {
+    /// An empty store.
+    pub fn new() -> MemStore {
+        MemStore::default()
+    }
+    /// Number of stored coins.
+    pub fn len(&self) -> usize {
+        self.coins.len()
+    }
+    /// Whether no coin is stored.
+    pub fn is_empty(&self) -> bool {
+        self.coins.is_empty()
+    }
+}
+
+impl Store for MemStore {
+    fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+        Ok(self.coins.get(op).cloned())
+    }
+    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
+        if let Some(&(h, _)) = batch.headers.first() {
+            if h as usize > self.headers.len() {
+                return Err(StoreError(format!("header {h} after {}", self.headers.len())));
+            }
+        }
+        for (op, c) in &batch.coins {
+            match c {
+                Some(c) => {
+                    self.coins.insert(*op, c.clone());
+                }
+                None => {
+                    self.coins.remove(op);
+                }
+            }
+        }
+        for &(h, rec) in &batch.headers {
+            let h = h as usize;
+            if h < self.headers.len() {
+                self.headers[h] = rec;
+            } else if h == self.headers.len() {
+                self.headers.push(rec);
+            } else {
+                return Err(StoreError(format!("header {h} after {}", self.headers.len())));
+            }
+        }
+        if batch.meta.is_some() {
+            self.meta.clone_from(&batch.meta);
+        }
+        Ok(())
+    }
+    fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
+        Ok(self.meta.clone())
+    }
+    fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
+        Ok(self.headers.clone())
+    }
+}
