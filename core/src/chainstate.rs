@@ -39,10 +39,29 @@ use crate::backend::Backend;
 use crate::chain::{self, ChainParams, HeaderEntry, Network, BIP34_IMPLIES_BIP30_LIMIT};
 use crate::encode::{display_hex, Block, OutPoint};
 use crate::muhash::MuHash3072;
-use crate::utxo::{muhash_delta, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError};
+use crate::utxo::{
+    muhash_delta, muhash_of_set, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError,
+};
 use crate::validation::{self, BlockError, CoinSource, ConnectContext, ConnectError, SigMode};
 use std::fmt;
 use std::time::{Duration, Instant};
+
+crate::named_enum! {
+    /// When the chain state computes the MuHash3072 of its UTXO set.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub enum MuhashPolicy as "MuHash policy" {
+        /// Once, over the set, when it is asked for ([`Chainstate::summary`],
+        /// [`Chainstate::compute_muhash`]): the cost follows the set's size, as Core's
+        /// `gettxoutsetinfo` does. Blocks connect without touching MuHash.
+        #[default]
+        Final => "final",
+        /// Per block: every created coin multiplied in, every spent coin divided out, the
+        /// accumulator stored with each flush. The cost follows the chain's history.
+        Incremental => "incremental",
+        /// Never; the summary has no MuHash.
+        Off => "off",
+    }
+}
 
 /// How a [`Chainstate`] runs.
 #[derive(Clone, Debug)]
@@ -62,13 +81,15 @@ pub struct ChainstateOptions {
     /// How each block's signature checks are done
     /// ([`crate::validation::verify_scripts_with`]); the results are the same in every mode.
     pub sig_mode: SigMode,
+    /// When the set's MuHash is computed; the value is the same under every policy but `off`.
+    pub muhash: MuhashPolicy,
 }
 
 impl ChainstateOptions {
     /// Defaults for `network`: all cores, 450 MiB cache, the detected backend, every script
     /// checked, flushes only when the cache is full, the signature mode that suits the detected
     /// backend ([`SigMode::for_backend`]: `verify_many` on an Ifma token), BIP340 checks not
-    /// batched.
+    /// batched, the final MuHash policy.
     pub fn new(network: Network) -> ChainstateOptions {
         let backend = Backend::detect();
         ChainstateOptions {
@@ -79,6 +100,7 @@ impl ChainstateOptions {
             assumevalid: None,
             flush_every_blocks: None,
             sig_mode: SigMode::for_backend(backend),
+            muhash: MuhashPolicy::Final,
         }
     }
 }
@@ -101,7 +123,7 @@ pub struct ConnectStats {
     pub fetch: Duration,
     /// Time spent verifying input scripts (zero under assumevalid).
     pub scripts: Duration,
-    /// Time to apply the block's delta: MuHash, counters and cache.
+    /// Time to apply the block's delta: counters, cache and (incremental policy) MuHash.
     pub apply: Duration,
     /// Time of the flush this block triggered (zero when none).
     pub flush: Duration,
@@ -153,12 +175,14 @@ pub struct StateSummary {
     pub utxo_count: u64,
     /// Sum of all unspent amounts in satoshis.
     pub total_amount: i64,
-    /// MuHash3072 of the set as Core's `gettxoutsetinfo muhash` prints it (byte-reversed hex).
-    pub muhash: String,
+    /// MuHash3072 of the set as Core's `gettxoutsetinfo muhash` prints it (byte-reversed hex);
+    /// `None` under [`MuhashPolicy::Off`].
+    pub muhash: Option<String>,
 }
 
 /// The chain state: header chain, UTXO cache over a store, and the set's running summary
-/// (MuHash accumulator, coin count, total amount), all at the tip.
+/// (coin count, total amount and, under [`MuhashPolicy::Incremental`], the MuHash
+/// accumulator), all at the tip.
 ///
 /// Invariants: the summary always describes exactly the coins the cache and store hold
 /// together; a block is either connected completely or, when it fails, not at all; the store
@@ -208,7 +232,7 @@ pub struct StateSummary {
 /// let coin = Coin { out: tx.outputs[0].clone(), height: 1, coinbase: true };
 /// let mut digest = MuHash3072::new().insert(&txout_ser(&op, &coin)).finalize();
 /// digest.reverse();
-/// assert_eq!(s.muhash, hex::encode(digest));
+/// assert_eq!(s.muhash, Some(hex::encode(digest)));
 /// assert_eq!(cs.coin(&op).unwrap(), Some(coin));
 ///
 /// // Block 1 again does not extend the tip: rejected, and the state is unchanged.
@@ -225,7 +249,10 @@ pub struct Chainstate {
     headers: Vec<HeaderEntry>,
     /// `headers[..flushed_headers]` are in the store.
     flushed_headers: usize,
-    muhash: MuHash3072,
+    /// The running accumulator (incremental policy only).
+    muhash: Option<MuHash3072>,
+    /// The final policy's MuHash, once computed, with the tip it is of.
+    final_muhash: Option<([u8; 32], MuHash3072)>,
     utxo_count: u64,
     total_amount: i64,
     blocks_since_flush: u32,
@@ -274,7 +301,7 @@ impl Chainstate {
                 }
                 (m.muhash, m.utxo_count, m.total_amount)
             }
-            None if headers.is_empty() => (MuHash3072::new(), 0, 0),
+            None if headers.is_empty() => (Some(MuHash3072::new()), 0, 0),
             None => return Err(ChainError::Corrupt("header records without a best block".into())),
         };
         let params = opts.network.params();
@@ -284,19 +311,47 @@ impl Chainstate {
             }
         }
         let assumevalid_passed = opts.assumevalid.is_some_and(|a| headers.iter().any(|h| h.hash == a));
-        Ok(Chainstate {
+        let policy = opts.muhash;
+        let mut cs = Chainstate {
             params,
             cache: CoinsCache::new(store, opts.dbcache_bytes),
             flushed_headers: headers.len(),
             headers,
-            muhash,
+            muhash: None,
+            final_muhash: None,
             utxo_count,
             total_amount,
             blocks_since_flush: 0,
             clock: None,
             assumevalid_passed,
             opts,
-        })
+        };
+        if policy == MuhashPolicy::Incremental {
+            // A state flushed under another policy has no accumulator: start from its set.
+            cs.muhash = match muhash {
+                Some(m) => Some(m),
+                None => Some(cs.set_muhash()?),
+            };
+        }
+        Ok(cs)
+    }
+
+    /// The MuHash of the set the cache and store hold, computed over every coin.
+    fn set_muhash(&self) -> Result<MuHash3072, StoreError> {
+        muhash_of_set(self.opts.threads, self.opts.backend, |f| self.cache.for_each_coin(f))
+    }
+
+    /// Computes the set's MuHash now (the final policy's one pass over the set; under the
+    /// incremental policy only its finalisation) and keeps it for [`Chainstate::summary`];
+    /// returns the time it took. Nothing under [`MuhashPolicy::Off`].
+    pub fn compute_muhash(&mut self) -> Result<Duration, ChainError> {
+        let t = Instant::now();
+        if let (MuhashPolicy::Final, Some((_, tip))) = (self.opts.muhash, self.tip()) {
+            if self.final_muhash.is_none_or(|(at, _)| at != tip) {
+                self.final_muhash = Some((tip, self.set_muhash()?));
+            }
+        }
+        Ok(t.elapsed())
     }
 
     /// Opens (or creates) the on-disk chain state in `datadir`, resuming from its last flush;
@@ -344,16 +399,29 @@ impl Chainstate {
     }
 
     /// The state at the tip.
+    ///
+    /// Under the final policy the MuHash is the one [`Chainstate::compute_muhash`] computed at
+    /// this tip, or is computed here over the whole set (a store failure while reading it shows
+    /// as a panic: call `compute_muhash` first to get it as an error).
     pub fn summary(&self) -> StateSummary {
-        let mut m = self.muhash;
-        let mut d = m.finalize();
-        d.reverse();
+        let muhash = match self.opts.muhash {
+            MuhashPolicy::Off => None,
+            MuhashPolicy::Incremental => self.muhash,
+            MuhashPolicy::Final => match (self.final_muhash, self.tip()) {
+                (Some((at, m)), Some((_, tip))) if at == tip => Some(m),
+                _ => Some(self.set_muhash().expect("the store reads the set")),
+            },
+        };
         StateSummary {
             height: self.tip().map(|t| t.0),
             tip: self.tip().map(|t| t.1),
             utxo_count: self.utxo_count,
             total_amount: self.total_amount,
-            muhash: d.iter().map(|b| format!("{b:02x}")).collect(),
+            muhash: muhash.map(|mut m| {
+                let mut d = m.finalize();
+                d.reverse();
+                d.iter().map(|b| format!("{b:02x}")).collect()
+            }),
         }
     }
 
@@ -445,13 +513,17 @@ impl Chainstate {
                 }
             }
         }
-        let mut delta = muhash_delta(&out.delta.spent, &out.delta.created, self.opts.threads);
-        for (op, old) in &overwritten {
-            delta.remove(&txout_ser(op, old));
+        if let Some(m) = &mut self.muhash {
+            let mut delta = muhash_delta(&out.delta.spent, &out.delta.created, self.opts.threads);
+            for (op, old) in &overwritten {
+                delta.remove(&txout_ser(op, old));
+            }
+            m.combine(&delta);
+        }
+        for (_, old) in &overwritten {
             self.utxo_count -= 1;
             self.total_amount -= old.out.value;
         }
-        self.muhash.combine(&delta);
         for (op, coin) in &out.delta.spent {
             self.cache.spend(op);
             self.utxo_count -= 1;

@@ -159,7 +159,7 @@ fn mainnet_0_438_replay_vs_exact_muhash() {
     let (elems, total) = utxo_elements(&blocks);
     assert_eq!(elems.len(), 443);
     assert_eq!(total, s.total_amount);
-    assert_eq!(s.muhash, muhash_exact(&elems));
+    assert_eq!(s.muhash, Some(muhash_exact(&elems)));
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn regtest_1_206_replay() {
     let s = cs.summary();
     assert_eq!(s.utxo_count, elems.len() as u64);
     assert_eq!(s.total_amount, total);
-    assert_eq!(s.muhash, muhash_exact(&elems));
+    assert_eq!(s.muhash, Some(muhash_exact(&elems)));
 }
 
 /// The regtest chain and mainnet 0..438 connected in every signature mode (inline, BIP340
@@ -422,4 +422,72 @@ fn tiny_cache_and_periodic_flushes_reach_the_same_state() {
     assert_eq!(cs.summary(), mem.summary());
     drop(cs);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Mainnet 0..438 and the regtest chain under every MuHash policy: the final policy's one pass
+/// over the set and the incremental per-block product give the same state (and the exact
+/// MuHash checked above); `off` gives that state without a MuHash.
+#[test]
+fn every_muhash_policy_gives_the_same_state() {
+    use fullverify::chainstate::MuhashPolicy;
+    for (network, raw) in [(Network::Mainnet, mainnet_0_438()), (Network::Regtest, regtest_blocks())] {
+        let Some(raw) = raw else { return };
+        let run = |muhash: MuhashPolicy, threads: usize| {
+            let mut cs = Chainstate::open_in_memory(ChainstateOptions { muhash, ..opts(network, threads) });
+            for b in &raw {
+                cs.connect_block(b).unwrap();
+            }
+            cs.compute_muhash().unwrap();
+            cs.summary()
+        };
+        let want = run(MuhashPolicy::Incremental, 1);
+        assert!(want.muhash.is_some());
+        for threads in [1, 2, 3] {
+            assert_eq!(run(MuhashPolicy::Final, threads), want, "{network} final, {threads} threads");
+        }
+        let off = run(MuhashPolicy::Off, 2);
+        assert_eq!(off.muhash, None);
+        assert_eq!(fullverify::chainstate::StateSummary { muhash: want.muhash.clone(), ..off }, want);
+    }
+}
+
+/// A chain state flushed under one MuHash policy and resumed under another: the incremental
+/// policy rebuilds its accumulator from the stored set when the record has none, the final
+/// policy ignores a stored one; every resumed state equals the in-memory run.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn muhash_policies_resume_across_each_other() {
+    use fullverify::chainstate::MuhashPolicy::{self, Final, Incremental, Off};
+    let Some(raw) = mainnet_0_438() else { return };
+    let mut mem = Chainstate::open_in_memory(opts(Network::Mainnet, 1));
+    for b in &raw {
+        mem.connect_block(b).unwrap();
+    }
+    let want = mem.summary();
+    for (first, then) in [(Incremental, Final), (Final, Incremental), (Off, Incremental), (Incremental, Off)]
+    {
+        let dir = tempdir("muhash-policy");
+        let o = |muhash: MuhashPolicy| ChainstateOptions { muhash, ..opts(Network::Mainnet, 2) };
+        {
+            let mut cs = Chainstate::open(&dir, o(first)).unwrap();
+            for b in &raw[..=250] {
+                cs.connect_block(b).unwrap();
+            }
+            cs.flush().unwrap();
+        }
+        let mut cs = Chainstate::open(&dir, o(then)).unwrap();
+        assert_eq!(cs.tip().map(|t| t.0), Some(250));
+        for b in &raw[251..] {
+            cs.connect_block(b).unwrap();
+        }
+        let got = cs.summary();
+        let expect = if then == Off { None } else { want.muhash.clone() };
+        assert_eq!(got.muhash, expect, "{first} then {then}");
+        assert_eq!(
+            (got.tip, got.utxo_count, got.total_amount),
+            (want.tip, want.utxo_count, want.total_amount)
+        );
+        drop(cs);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -7,7 +7,7 @@
 //! `"testnet4"`, `"signet"`, `"regtest"`). Both calls release the GIL while they validate.
 use crate::{backend_arg, Error};
 use fullverify::chain::Network;
-use fullverify::chainstate::ChainstateOptions;
+use fullverify::chainstate::{ChainstateOptions, MuhashPolicy};
 use fullverify::encode::{display_hex, TxOut};
 use fullverify::utxo::Coin;
 use fullverify::validation::{check_block_with_spent, SigMode};
@@ -124,18 +124,19 @@ fn check_block(
 /// block first. ``datadir``: an on-disk chain state, resumed from its last flush (blocks of the
 /// source up to its tip are skipped) and flushed at the end; without it the state is in memory.
 /// ``stop_height`` stops once the tip reaches that height. ``threads=0`` uses every core;
-/// ``dbcache_mb`` is the coins cache budget.
+/// ``dbcache_mb`` is the coins cache budget. ``muhash``: ``"final"`` (the set's MuHash once,
+/// at the end), ``"incremental"`` (per block; the same value) or ``"off"``.
 ///
 /// The dict holds the state at the tip as the replay packet's ``state`` (``height``, ``tip``
 /// (display hex), ``utxo_count``, ``total_amount`` (satoshis), ``muhash`` (Core's
-/// ``gettxoutsetinfo muhash`` form)), the run's ``blocks``, ``txs``, ``inputs`` (inputs that
+/// ``gettxoutsetinfo muhash`` form; ``None`` with ``muhash="off"``)), the run's ``blocks``, ``txs``, ``inputs`` (inputs that
 /// spend a coin), ``wall_s`` and ``inputs_per_s``, ``network``, ``resumed_from_height`` and
 /// ``error``: ``None``, or for an invalid block a dict with ``reason`` (Core's reject reason),
 /// ``height``, ``hash``, ``tx`` (``{"index", "txid"}`` or ``None``), ``input`` and
 /// ``message``; the state is then the one before that block. Unreadable sources and store
 /// failures raise ``fullverify.Error``.
 #[pyfunction]
-#[pyo3(signature = (source, *, network="mainnet", threads=0, dbcache_mb=450, stop_height=None, datadir=None, backend=None))]
+#[pyo3(signature = (source, *, network="mainnet", threads=0, dbcache_mb=450, stop_height=None, datadir=None, backend=None, muhash="final"))]
 #[allow(clippy::too_many_arguments)]
 fn replay<'py>(
     py: Python<'py>,
@@ -146,14 +147,17 @@ fn replay<'py>(
     stop_height: Option<u32>,
     datadir: Option<std::path::PathBuf>,
     backend: Option<&str>,
+    muhash: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let network = network_arg(network)?;
+    let muhash = MuhashPolicy::parse_name(muhash).map_err(|e| Error::new_err(e.to_string()))?;
     let b = backend_arg(backend)?;
     let mut chain = ChainstateOptions::new(network);
     chain.threads = threads_arg(threads);
     chain.backend = b;
     chain.sig_mode = SigMode::for_backend(b);
     chain.dbcache_bytes = dbcache_mb << 20;
+    chain.muhash = muhash;
     let settings = Settings { chain, stop_height, store: datadir.map_or(Store::Memory, Store::Dir) };
     let o = py
         .detach(|| {

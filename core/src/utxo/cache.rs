@@ -114,6 +114,22 @@ impl<S: Store> CoinsCache<S> {
         }
     }
 
+    /// Calls `f` with every unspent coin: the cached ones, and the stored ones the cache does not
+    /// override (spent or changed since the last flush). In no particular order.
+    pub fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
+        self.store.for_each_coin(&mut |op, c| {
+            if !self.map.contains_key(op) {
+                f(op, c)
+            }
+        })?;
+        for (op, e) in &self.map {
+            if let Some(c) = &e.coin {
+                f(op, c);
+            }
+        }
+        Ok(())
+    }
+
     /// Writes every dirty entry with `meta` and `headers` in one atomic commit, then empties the
     /// cache. Returns the number of coin records written or deleted. If the commit fails the
     /// cache keeps every change (as dirty, not fresh), so a later flush can retry.

@@ -44,6 +44,15 @@ pub fn txout_ser(op: &OutPoint, coin: &Coin) -> Vec<u8> {
     v
 }
 
+/// Inverse of [`outpoint_key`]; `None` unless `k` is 36 bytes.
+pub fn outpoint_from_key(k: &[u8]) -> Option<OutPoint> {
+    let k: &[u8; 36] = k.try_into().ok()?;
+    Some(OutPoint {
+        txid: k[..32].try_into().expect("32 bytes"),
+        vout: u32::from_be_bytes(k[32..].try_into().expect("4 bytes")),
+    })
+}
+
 /// The 36-byte store key of an outpoint: txid, then vout big-endian (ordered by vout).
 pub fn outpoint_key(op: &OutPoint) -> [u8; 36] {
     let mut k = [0u8; 36];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The on-disk store: a fjall keyspace (feature `store`, not on wasm32).
 
-use super::coin::{outpoint_key, Coin};
+use super::coin::{outpoint_from_key, outpoint_key, Coin};
 use super::store::{ChainMeta, FlushBatch, Store, StoreError};
 use crate::encode::OutPoint;
 use std::fmt;
@@ -64,6 +64,15 @@ impl Store for DiskStore {
                 .ok_or_else(|| StoreError("corrupt best-block record".into())),
             None => Ok(None),
         }
+    }
+    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
+        for kv in self.coins.iter() {
+            let (k, v) = kv.map_err(se)?;
+            let op = outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into()))?;
+            let coin = Coin::from_bytes(&v).ok_or_else(|| StoreError(format!("corrupt coin {op:?}")))?;
+            f(&op, &coin);
+        }
+        Ok(())
     }
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
         let mut out = Vec::new();

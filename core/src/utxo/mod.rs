@@ -32,8 +32,8 @@ mod store;
 mod tests;
 
 pub use cache::{CoinsCache, Entry};
-pub use coin::{outpoint_key, txout_ser, Coin};
+pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub use disk::DiskStore;
-pub use set_hash::muhash_delta;
+pub use set_hash::{muhash_delta, muhash_of_set};
 pub use store::{ChainMeta, FlushBatch, MemStore, Store, StoreError};

@@ -3,8 +3,10 @@
 //! incremental policy) and over a whole set at once (the final policy).
 
 use super::coin::{txout_ser, Coin};
+use crate::backend::Backend;
 use crate::encode::OutPoint;
 use crate::muhash::MuHash3072;
+use std::sync::{mpsc, Mutex};
 
 /// The MuHash change of a block: every created coin inserted, every spent coin removed. The
 /// product is order-independent, so large blocks are split across `threads` workers whose
@@ -41,4 +43,61 @@ pub fn muhash_delta(spent: &[(OutPoint, Coin)], created: &[(OutPoint, Coin)], th
         m.combine(p);
     }
     m
+}
+
+/// Coins per batch handed to a worker by [`muhash_of_set`].
+const SET_BATCH: usize = 1024;
+
+/// MuHash3072 of a whole set of coins, computed once (the final MuHash policy): `for_each`
+/// calls its argument with every coin. The elements are hashed on `threads` workers, each
+/// multiplying its batches into an accumulator of its own, and the accumulators are combined
+/// at the end (the product does not depend on the order). One ChaCha20 expansion and one
+/// 3072-bit multiplication per coin, on `backend`.
+pub fn muhash_of_set<E>(
+    threads: usize,
+    backend: Backend,
+    for_each: impl FnOnce(&mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), E>,
+) -> Result<MuHash3072, E> {
+    if threads <= 1 {
+        let mut m = MuHash3072::new();
+        for_each(&mut |op, c| {
+            m.insert_with(backend, &txout_ser(op, c));
+        })?;
+        return Ok(m);
+    }
+    let (tx, rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(2 * threads);
+    let rx = Mutex::new(rx);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut m = MuHash3072::new();
+                    loop {
+                        let batch = rx.lock().expect("no panics while held").recv();
+                        let Ok(batch) = batch else { return m };
+                        for e in &batch {
+                            m.insert_with(backend, e);
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut batch = Vec::with_capacity(SET_BATCH);
+        let scanned = for_each(&mut |op, c| {
+            batch.push(txout_ser(op, c));
+            if batch.len() == SET_BATCH {
+                // The workers outlive the sender: a send fails only if one panicked.
+                let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(SET_BATCH)));
+            }
+        });
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
+        }
+        drop(tx);
+        let mut m = MuHash3072::new();
+        for w in workers {
+            m.combine(&w.join().expect("muhash worker"));
+        }
+        scanned.map(|()| m)
+    })
 }

@@ -15,8 +15,10 @@ pub struct ChainMeta {
     pub height: u32,
     /// Hash of the best block (internal byte order).
     pub hash: [u8; 32],
-    /// MuHash3072 accumulator of the UTXO set at the best block (not finalised).
-    pub muhash: MuHash3072,
+    /// MuHash3072 accumulator of the UTXO set at the best block (not finalised), when the
+    /// chain state keeps one (the incremental MuHash policy); stored as 768 zero bytes
+    /// otherwise, which no accumulator can be (its numerator and denominator are nonzero).
+    pub muhash: Option<MuHash3072>,
     /// Number of unspent outputs.
     pub utxo_count: u64,
     /// Sum of the unspent amounts in satoshis.
@@ -32,7 +34,7 @@ impl ChainMeta {
         let mut v = Vec::with_capacity(Self::LEN);
         v.extend_from_slice(&self.height.to_le_bytes());
         v.extend_from_slice(&self.hash);
-        v.extend_from_slice(&self.muhash.serialize());
+        v.extend_from_slice(&self.muhash.map_or([0; 768], |m| m.serialize()));
         v.extend_from_slice(&self.utxo_count.to_le_bytes());
         v.extend_from_slice(&self.total_amount.to_le_bytes());
         v
@@ -46,7 +48,9 @@ impl ChainMeta {
         Some(ChainMeta {
             height: u32::from_le_bytes(b[0..4].try_into().ok()?),
             hash: b[4..36].try_into().ok()?,
-            muhash: MuHash3072::deserialize(b[36..804].try_into().ok()?),
+            muhash: Some(&b[36..804])
+                .filter(|m| m.iter().any(|&x| x != 0))
+                .map(|m| MuHash3072::deserialize(m.try_into().expect("768 bytes"))),
             utxo_count: u64::from_le_bytes(b[804..812].try_into().ok()?),
             total_amount: i64::from_le_bytes(b[812..820].try_into().ok()?),
         })
@@ -86,6 +90,8 @@ pub trait Store: Send {
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
     /// Every header record, in height order (heights `0..n`).
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError>;
+    /// Calls `f` with every stored coin, in no particular order.
+    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError>;
 }
 
 impl Store for Box<dyn Store> {
@@ -100,6 +106,9 @@ impl Store for Box<dyn Store> {
     }
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
         (**self).headers()
+    }
+    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
+        (**self).for_each_coin(f)
     }
 }
 
@@ -159,6 +168,10 @@ impl Store for MemStore {
         if batch.meta.is_some() {
             self.meta.clone_from(&batch.meta);
         }
+        Ok(())
+    }
+    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
+        self.coins.iter().for_each(|(op, c)| f(op, c));
         Ok(())
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {

@@ -8,7 +8,7 @@ fn coin(v: i64) -> Coin {
 }
 
 fn meta() -> ChainMeta {
-    ChainMeta { height: 1, hash: [1; 32], muhash: MuHash3072::new(), utxo_count: 0, total_amount: 0 }
+    ChainMeta { height: 1, hash: [1; 32], muhash: Some(MuHash3072::new()), utxo_count: 0, total_amount: 0 }
 }
 
 #[test]
@@ -53,9 +53,12 @@ fn coin_and_meta_round_trip() {
         Coin { out: TxOut { value: 1234, script_pubkey: vec![1, 2, 3] }, height: 500_000, coinbase: true };
     assert_eq!(Coin::from_bytes(&c.to_bytes()), Some(c));
     let mut m = meta();
-    m.muhash.insert(b"x");
+    m.muhash.as_mut().unwrap().insert(b"x");
     m.utxo_count = 9;
     m.total_amount = -3;
+    assert_eq!(ChainMeta::from_bytes(&m.to_bytes()), Some(m.clone()));
+    // Without an accumulator (final or no MuHash policy).
+    m.muhash = None;
     assert_eq!(ChainMeta::from_bytes(&m.to_bytes()), Some(m));
 }
 
@@ -81,4 +84,52 @@ fn disk_store_commit_is_visible_after_reopen() {
     assert_eq!(s.headers().unwrap(), vec![[9; 40]]);
     drop(s);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The whole-set MuHash on 1 to 4 workers equals coin-by-coin insertion, and the cache's view of
+/// the set (stored coins it does not override, plus its own) is exactly the set, before and after
+/// a flush, with coins spent from the store and from the cache.
+#[test]
+fn set_muhash_vs_incremental_over_a_cache() {
+    let op = |i: u32| OutPoint { txid: [(i % 251) as u8; 32], vout: i };
+    let mut cache = CoinsCache::new(MemStore::new(), 1 << 20);
+    let mut set: std::collections::BTreeMap<u32, Coin> = Default::default();
+    for i in 0..3000u32 {
+        cache.add(op(i), coin(i as i64 + 1), i % 3 == 0);
+        set.insert(i, coin(i as i64 + 1));
+    }
+    cache.flush(meta(), Vec::new()).unwrap();
+    for i in (0..3000u32).step_by(7) {
+        cache.get(&op(i)).unwrap();
+        cache.spend(&op(i));
+        set.remove(&i);
+    }
+    for i in 3000..3500u32 {
+        cache.add(op(i), coin(-(i as i64)), false);
+        set.insert(i, coin(-(i as i64)));
+    }
+    for i in (3000..3500u32).step_by(5) {
+        cache.spend(&op(i));
+        set.remove(&i);
+    }
+    let mut want = MuHash3072::new();
+    for (i, c) in &set {
+        want.insert(&txout_ser(&op(*i), c));
+    }
+    let want = want.finalize();
+    for round in 0..2 {
+        let mut seen = 0usize;
+        cache
+            .for_each_coin(&mut |o, c| {
+                seen += 1;
+                assert_eq!(set.get(&o.vout), Some(c));
+            })
+            .unwrap();
+        assert_eq!(seen, set.len(), "round {round}");
+        for threads in 1..=4 {
+            let got = muhash_of_set(threads, crate::Backend::detect(), |f| cache.for_each_coin(f)).unwrap();
+            assert_eq!(got.clone().finalize(), want, "round {round}, {threads} threads");
+        }
+        cache.flush(meta(), Vec::new()).unwrap();
+    }
 }

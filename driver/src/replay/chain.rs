@@ -49,6 +49,8 @@ pub struct Totals {
     pub apply: Duration,
     /// Flushing the chain state.
     pub flush: Duration,
+    /// Computing the set's MuHash at the end (the final policy's pass over the set).
+    pub muhash: Duration,
     /// One record per connected block.
     pub records: Vec<BlockRecord>,
 }
@@ -136,6 +138,7 @@ impl ChainOutcome {
                 "scripts_s": t.scripts.as_secs_f64(),
                 "apply_s": t.apply.as_secs_f64(),
                 "flush_s": t.flush.as_secs_f64(),
+                "muhash_s": t.muhash.as_secs_f64(),
             }),
         );
         if let Some(f) = &self.failure {
@@ -285,6 +288,16 @@ pub fn run_chain(
             None => failure = Some(f),
             // The first failure is the one reported; this one is still worth a line.
             Some(_) => eprintln!("{f}"),
+        }
+    }
+    match cs.compute_muhash() {
+        Ok(d) => t.muhash = d,
+        Err(e) => {
+            let f = Failure::Store(format!("reading the UTXO set for its MuHash: {e}"));
+            match failure {
+                None => failure = Some(f),
+                Some(_) => eprintln!("{f}"),
+            }
         }
     }
     let wall = start.elapsed();

@@ -110,6 +110,7 @@ impl Settings {
             "resumable_datadir": matches!(self.store, Store::Dir(_)),
             "batch_schnorr": c.sig_mode.batches_schnorr(),
             "sig_mode": c.sig_mode.name(),
+            "muhash": c.muhash.name(),
         });
         let mut p = Packet::new("replay", c.backend.name(), c.threads, params);
         p.set(

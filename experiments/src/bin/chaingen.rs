@@ -130,7 +130,10 @@ fn main() -> ExitCode {
         }
         let s = cs.summary();
         let want = &manifest.expected_state;
-        if s.utxo_count != want.utxo_count || s.total_amount != want.total_amount || s.muhash != want.muhash {
+        if s.utxo_count != want.utxo_count
+            || s.total_amount != want.total_amount
+            || s.muhash.as_ref() != Some(&want.muhash)
+        {
             eprintln!("error: final state {s:?} differs from the manifest's {want:?}");
             return ExitCode::from(1);
         }

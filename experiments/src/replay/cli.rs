@@ -4,6 +4,7 @@
 use super::malloc::MallocArg;
 use clap::{Parser, ValueEnum};
 use fullverify::chain::Network;
+use fullverify::chainstate::MuhashPolicy;
 use fullverify::validation::SigMode;
 use fullverify::Backend;
 use std::path::PathBuf;
@@ -95,6 +96,13 @@ pub struct Cli {
     #[arg(long, value_name = "inline|many", value_parser = parse_sig_checks)]
     pub sig_checks: Option<SigMode>,
 
+    /// When the UTXO set's MuHash3072 is computed: `final` (once, over the final set, in
+    /// parallel: the cost follows the set's size), `incremental` (per block, every coin created
+    /// or spent: the cost follows the chain's history) or `off` (never). The value is the same
+    /// under `final` and `incremental`; the packet records the policy and the time spent.
+    #[arg(long, value_name = "final|incremental|off", default_value = "final", value_parser = parse_muhash)]
+    pub muhash: MuhashPolicy,
+
     /// Verify each block's BIP340 signatures in batches after its scripts ran; any failure
     /// is re-checked input by input, so verdicts and reported failures do not change.
     #[arg(long)]
@@ -142,6 +150,10 @@ fn parse_sig_checks(s: &str) -> Result<SigMode, String> {
         "many" => Ok(SigMode::Many),
         _ => Err(format!("{s:?}: expected inline or many (BIP340 batching is --batch-schnorr)")),
     }
+}
+
+fn parse_muhash(s: &str) -> Result<MuhashPolicy, String> {
+    MuhashPolicy::parse_name(s).map_err(|e| e.to_string())
 }
 
 fn parse_backend(s: &str) -> Result<Backend, String> {

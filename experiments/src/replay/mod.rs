@@ -113,6 +113,7 @@ impl Run {
                 assumevalid: cli.assumevalid.0,
                 flush_every_blocks: cli.flush_every,
                 sig_mode,
+                muhash: cli.muhash,
             },
             stop_height: cli.stop_height,
             store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
@@ -206,7 +207,7 @@ impl Run {
                 && s.tip.map(|h| display_hex(&h)) == Some(m.tip.clone())
                 && s.utxo_count == st.utxo_count
                 && s.total_amount == st.total_amount
-                && s.muhash == st.muhash;
+                && s.muhash.as_deref() == Some(st.muhash.as_str());
             p.set(
                 "corpus",
                 json!({
@@ -413,13 +414,14 @@ fn print_chain_summary(o: &ChainOutcome) {
         r.peak_rss_bytes >> 20
     );
     eprintln!(
-        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s",
+        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s, muhash {:.3} s",
         secs(&o.open),
         secs(&(t.read + t.parse)),
         secs(&t.fetch),
         secs(&t.scripts),
         secs(&t.apply),
-        secs(&t.flush)
+        secs(&t.flush),
+        secs(&t.muhash)
     );
     match (s.height, s.tip) {
         (Some(h), Some(tip)) => eprintln!(
@@ -427,7 +429,7 @@ fn print_chain_summary(o: &ChainOutcome) {
             display_hex(&tip),
             s.utxo_count,
             btc(s.total_amount),
-            s.muhash
+            s.muhash.as_deref().unwrap_or("not computed (--muhash off)")
         ),
         _ => eprintln!("state: empty (no block connected)"),
     }

@@ -283,6 +283,7 @@ def replay(
     stop_height: Optional[int] = None,
     datadir: Union[str, "os.PathLike[str]", None] = None,
     backend: Optional[str] = None,
+    muhash: str = "final",
 ) -> dict[str, Any]:
     """Replays a framed (``magic | u32 LE length | block``) or hex (one block per line) file
     with every consensus rule, in memory or resuming the chain state in ``datadir``.
