@@ -169,20 +169,7 @@ fn sighash_benches(c: &mut Criterion) {
 }
 
 fn block_bench(c: &mut Criterion) {
-    let (Some(bp), Some(pp)) = (
-        fullverify_testkit::vector_file("blocks_with_prevouts/mainnet_866342.block.zst"),
-        fullverify_testkit::vector_file("blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst"),
-    ) else {
-        return;
-    };
-    let b = common::harness::load_block_with_prevouts(
-        &common::read_maybe_compressed(&bp),
-        &common::read_maybe_compressed(&pp),
-        common::harness::PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-        &common::decompress_pubkey,
-    )
-    .expect("block loads");
+    let Some(b) = common::harness::MAINNET_866342.load() else { return };
     let n_inputs = b.spent.len();
     let mut g = c.benchmark_group("block866342");
     g.throughput(Throughput::Elements(n_inputs as u64));

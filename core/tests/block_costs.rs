@@ -5,7 +5,7 @@
 
 use fullverify_testkit as common;
 
-use common::harness::{self, BlockWithPrevouts, PrevoutFormat};
+use common::harness::REAL_BLOCKS;
 use fullverify::encode::{Block, Transaction, MAX_BLOCK_WEIGHT};
 use fullverify::script::sigops::{self, MAX_BLOCK_SIGOPS_COST};
 use std::collections::HashMap;
@@ -67,38 +67,14 @@ fn tx_weight_vs_core_getblockstats() {
     assert!(saw_segwit, "the stats cover a block with segwit transactions");
 }
 
-fn load(block: &str, prevouts: &str, kind: PrevoutFormat, net: &str) -> Option<BlockWithPrevouts> {
-    let b = common::read_maybe_compressed(&fullverify_testkit::vector_file(block)?);
-    let p = common::read_maybe_compressed(&fullverify_testkit::vector_file(prevouts)?);
-    Some(harness::load_block_with_prevouts(&b, &p, kind, net, &common::decompress_pubkey).expect("loads"))
-}
-
 /// Every transaction's sigop cost equals rust-bitcoin's `total_sigop_cost` (an independent
 /// implementation of the same rules), and the block stays within the budget.
 #[test]
 fn sigop_cost_vs_rust_bitcoin_real_blocks() {
     use bitcoin::consensus::deserialize;
-    for (block, prevouts, kind, net) in [
-        (
-            "blocks_with_prevouts/mainnet_866342.block.zst",
-            "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-            PrevoutFormat::SpentUtxosJson,
-            "mainnet",
-        ),
-        (
-            "blocks_with_prevouts/mainnet_277647.blk.bz2",
-            "blocks_with_prevouts/mainnet_277647.utxostore.bz2",
-            PrevoutFormat::BtcdUtxostore,
-            "mainnet",
-        ),
-        (
-            "blocks_with_prevouts/testnet3_928816.block.raw",
-            "blocks_with_prevouts/testnet3_928816.spent_outputs.bin",
-            PrevoutFormat::BcoinUndo,
-            "testnet3",
-        ),
-    ] {
-        let Some(b) = load(block, prevouts, kind, net) else { return };
+    for real in REAL_BLOCKS {
+        let Some(b) = real.load() else { return };
+        let block = real.block;
         let mut k = 0;
         let mut total = 0u64;
         let (mut p2sh, mut witness) = (0u64, 0u64);

@@ -5,8 +5,8 @@
 //! the parallel script check giving the same verdicts for 1..8 threads.
 use fullverify_testkit as common;
 
-use common::harness::{load_block_with_prevouts, PrevoutFormat};
-use common::{decompress_pubkey_native, read_maybe_compressed};
+use common::harness::{BlockWithPrevouts, MAINNET_277647, MAINNET_866342, TESTNET3_928816};
+use common::read_maybe_compressed;
 use fullverify::chain::{self, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
@@ -25,54 +25,13 @@ fn block_bytes(b: &Block) -> Vec<u8> {
     v
 }
 
-fn unframe(b: &[u8]) -> &[u8] {
-    if b.len() > 8 && b[..4] == [0xf9, 0xbe, 0xb4, 0xd9] {
-        let n = u32::from_le_bytes(b[4..8].try_into().unwrap()) as usize;
-        &b[8..8 + n]
-    } else {
-        b
-    }
-}
-
-struct Real {
-    raw: Vec<u8>,
-    spent: Vec<Coin>,
-    height: u32,
-}
-
-fn load_real(block: &str, prevouts: &str, kind: PrevoutFormat, network: &str) -> Option<Real> {
-    let bp = vector_file(block)?;
-    let pp = vector_file(prevouts)?;
-    let raw = unframe(&read_maybe_compressed(&bp)).to_vec();
-    let pre = read_maybe_compressed(&pp);
-    let b = load_block_with_prevouts(&raw, &pre, kind, network, &decompress_pubkey_native).unwrap();
-    // Creation heights and coinbase flags where the format records them (Floresta's JSON);
-    // elsewhere height 0, not coinbase (maturity then holds trivially).
-    let meta: Vec<(u32, bool)> = if kind == PrevoutFormat::SpentUtxosJson {
-        let v: serde_json::Value = serde_json::from_slice(&pre).unwrap();
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|e| (e["creation_height"].as_u64().unwrap() as u32, e["is_coinbase"].as_bool().unwrap()))
-            .collect()
-    } else {
-        vec![(0, false); b.spent.len()]
-    };
-    let spent = b
-        .spent
-        .into_iter()
-        .zip(meta)
-        .map(|(out, (height, coinbase))| Coin { out, height, coinbase })
-        .collect();
-    Some(Real { raw, spent, height: b.height })
-}
-
-fn check_real(r: &Real, network: Network, hash: &str, n_inputs: usize) {
+fn check_real(r: &BlockWithPrevouts, hash: &str, n_inputs: usize) {
     for (threads, mode) in
         [(1, SigMode::Inline), (2, SigMode::Inline), (2, SigMode::for_backend(Backend::detect()))]
     {
-        let s = check_block_with_spent(&r.raw, &r.spent, r.height, network, threads, Backend::detect(), mode)
-            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        let s =
+            check_block_with_spent(&r.raw, &r.coins, r.height, r.network, threads, Backend::detect(), mode)
+                .unwrap_or_else(|e| panic!("{mode}: {e}"));
         assert_eq!(fullverify::encode::display_hex(&s.hash), hash);
         assert_eq!(s.inputs, n_inputs);
         assert_eq!(s.coinbase_value, s.subsidy + s.fees, "coinbase = subsidy + fees");
@@ -82,23 +41,11 @@ fn check_real(r: &Real, network: Network, hash: &str, n_inputs: usize) {
 
 #[test]
 fn mainnet_866342_with_spent() {
-    let Some(r) = load_real(
-        "blocks_with_prevouts/mainnet_866342.block.zst",
-        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-        PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-    ) else {
-        return;
-    };
+    let Some(r) = MAINNET_866342.load() else { return };
     assert_eq!(r.height, 866_342);
-    check_real(
-        &r,
-        Network::Mainnet,
-        "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1",
-        7972,
-    );
+    check_real(&r, "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1", 7972);
     // A wrong spent amount breaks the coinbase balance or a signature: never accepted.
-    let mut bad = r.spent.clone();
+    let mut bad = r.coins.clone();
     bad[0].out.value += 1;
     for mode in SigMode::ALL {
         assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect(), mode)
@@ -108,49 +55,21 @@ fn mainnet_866342_with_spent() {
 
 #[test]
 fn mainnet_277647_with_spent() {
-    let Some(r) = load_real(
-        "blocks_with_prevouts/mainnet_277647.blk.bz2",
-        "blocks_with_prevouts/mainnet_277647.utxostore.bz2",
-        PrevoutFormat::BtcdUtxostore,
-        "mainnet",
-    ) else {
-        return;
-    };
-    check_real(&r, Network::Mainnet, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 732);
+    let Some(r) = MAINNET_277647.load() else { return };
+    check_real(&r, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 732);
 }
 
 #[test]
 fn testnet3_928816_with_spent() {
-    let Some(r) = load_real(
-        "blocks_with_prevouts/testnet3_928816.block.raw",
-        "blocks_with_prevouts/testnet3_928816.spent_outputs.bin",
-        PrevoutFormat::BcoinUndo,
-        "testnet3",
-    ) else {
-        return;
-    };
-    check_real(
-        &r,
-        Network::Testnet3,
-        "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378",
-        8692,
-    );
-}
-
-fn load_866342() -> Option<Real> {
-    load_real(
-        "blocks_with_prevouts/mainnet_866342.block.zst",
-        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-        PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-    )
+    let Some(r) = TESTNET3_928816.load() else { return };
+    check_real(&r, "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", 8692);
 }
 
 /// Block 866342 (2,373 taproot inputs) in every signature mode, on 1 and 2 threads: accepted
 /// with the same summary.
 #[test]
 fn mainnet_866342_every_signature_mode_same_summary() {
-    let Some(r) = load_866342() else { return };
+    let Some(r) = MAINNET_866342.load() else { return };
     let key = |s: validation::BlockCheckSummary| {
         (s.hash, s.txs, s.inputs, s.fees, s.sigops_cost, s.coinbase_value, s.subsidy)
     };
@@ -158,7 +77,7 @@ fn mainnet_866342_every_signature_mode_same_summary() {
         let run = |mode| {
             check_block_with_spent(
                 &r.raw,
-                &r.spent,
+                &r.coins,
                 r.height,
                 Network::Mainnet,
                 threads,
@@ -181,8 +100,8 @@ fn mainnet_866342_every_signature_mode_same_summary() {
 /// alone is reported at the same input.
 #[test]
 fn mainnet_866342_checks_beside_scripts_same_verdict() {
-    let Some(r) = load_866342() else { return };
-    let block = Block::from_bytes(&r.raw).unwrap();
+    let Some(r) = MAINNET_866342.load() else { return };
+    let block = &r.block;
     let txids: std::collections::HashSet<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
     // (position in the spent list, transaction, input) of every non-coinbase input.
     let positions: Vec<(usize, usize, usize)> = (1..block.txdata.len())
@@ -195,13 +114,11 @@ fn mainnet_866342_checks_beside_scripts_same_verdict() {
     let in_block = positions
         .iter()
         .copied()
-        .find(|&(k, t, i)| {
-            txids.contains(&block.txdata[t].inputs[i].prevout.txid) && is_segwit(&r.spent[k].out)
-        })
+        .find(|&(k, t, i)| txids.contains(&block.txdata[t].inputs[i].prevout.txid) && is_segwit(&r.spent[k]))
         .expect("an in-block segwit spend");
     // Two inputs spending earlier blocks' segwit outputs.
     let mut outside = positions.iter().copied().filter(|&(k, t, i)| {
-        !txids.contains(&block.txdata[t].inputs[i].prevout.txid) && is_segwit(&r.spent[k].out)
+        !txids.contains(&block.txdata[t].inputs[i].prevout.txid) && is_segwit(&r.spent[k])
     });
     let first = outside.next().unwrap();
     let last = outside.next_back().unwrap();
@@ -219,14 +136,14 @@ fn mainnet_866342_checks_beside_scripts_same_verdict() {
         }
         want
     };
-    assert!(agree(&r.spent).is_ok());
+    assert!(agree(&r.coins).is_ok());
     // The given output of an in-block spend is wrong: the block's own output is used.
-    let mut wrong_in_block = r.spent.clone();
+    let mut wrong_in_block = r.coins.clone();
     wrong_in_block[in_block.0].out.value += 1;
     wrong_in_block[in_block.0].out.script_pubkey[2] ^= 1;
     assert!(agree(&wrong_in_block).is_ok());
     // A signed amount off by one: a script failure at that input.
-    let mut bad_amount = r.spent.clone();
+    let mut bad_amount = r.coins.clone();
     bad_amount[last.0].out.value += 1;
     let e = agree(&bad_amount).unwrap_err();
     assert!(e.0.starts_with("block-script-verify-flag-failed"), "{e:?}");
@@ -239,27 +156,25 @@ fn mainnet_866342_checks_beside_scripts_same_verdict() {
     let e = agree(&both).unwrap_err();
     assert_eq!(e, ("bad-txns-premature-spend-of-coinbase".to_string(), Some(first.1), Some(first.2)));
     // An overspend with every script valid: the amounts decide.
-    let mut all_value = r.spent.clone();
+    let mut all_value = r.coins.clone();
     all_value[first.0].out.script_pubkey = vec![0x51];
     all_value[first.0].out.value = 0;
     assert!(agree(&all_value).unwrap_err().0.starts_with("bad-txns-in-belowout"));
 }
 
-/// Block 866342's transactions and spent outputs grouped per transaction, and its flags.
-fn scripts_866342(r: &Real) -> (Block, Vec<Vec<TxOut>>, ScriptFlags) {
-    let block = Block::from_bytes(&r.raw).unwrap();
-    let flags = Network::Mainnet.params().script_flags(r.height, &block.block_hash());
+/// A block's spent outputs grouped per transaction (none for the coinbase).
+fn spent_per_tx(r: &BlockWithPrevouts) -> Vec<Vec<TxOut>> {
     let mut spent: Vec<Vec<TxOut>> = Vec::new();
     let mut k = 0;
-    for tx in &block.txdata {
+    for tx in &r.block.txdata {
         if tx.is_coinbase() {
             spent.push(Vec::new());
         } else {
-            spent.push(r.spent[k..k + tx.inputs.len()].iter().map(|c| c.out.clone()).collect());
+            spent.push(r.spent[k..k + tx.inputs.len()].to_vec());
             k += tx.inputs.len();
         }
     }
-    (block, spent, flags)
+    spent
 }
 
 /// The witness elements of a taproot input without the annex.
@@ -300,9 +215,9 @@ fn same_verdict(
 /// failing input.
 #[test]
 fn deferred_signature_modes_report_the_exact_failure() {
-    let Some(r) = load_866342() else { return };
-    let (block, spent, flags) = scripts_866342(&r);
-    assert_eq!(same_verdict(&block, &spent, flags), Ok(()));
+    let Some(r) = MAINNET_866342.load() else { return };
+    let (block, spent, flags) = (&r.block, spent_per_tx(&r), r.flags);
+    assert_eq!(same_verdict(block, &spent, flags), Ok(()));
     let is_p2tr = |o: &TxOut| o.script_pubkey.len() == 34 && o.script_pubkey[..2] == [0x51, 0x20];
     let is_p2wpkh = |o: &TxOut| o.script_pubkey.len() == 22 && o.script_pubkey[..2] == [0x00, 0x14];
     let inputs =
@@ -359,26 +274,8 @@ fn deferred_signature_modes_report_the_exact_failure() {
 /// verdict is always the lower-indexed failure.
 #[test]
 fn parallel_script_check_is_deterministic() {
-    let Some(r) = load_real(
-        "blocks_with_prevouts/mainnet_866342.block.zst",
-        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-        PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-    ) else {
-        return;
-    };
-    let block = Block::from_bytes(&r.raw).unwrap();
-    let flags = Network::Mainnet.params().script_flags(r.height, &block.block_hash());
-    let mut spent: Vec<Vec<TxOut>> = Vec::new();
-    let mut k = 0;
-    for tx in &block.txdata {
-        if tx.is_coinbase() {
-            spent.push(Vec::new());
-        } else {
-            spent.push(r.spent[k..k + tx.inputs.len()].iter().map(|c| c.out.clone()).collect());
-            k += tx.inputs.len();
-        }
-    }
+    let Some(r) = MAINNET_866342.load() else { return };
+    let (block, mut spent, flags) = (&r.block, spent_per_tx(&r), r.flags);
     let v = BackendVerifier(Backend::detect());
     assert_eq!(verify_scripts(&block.txdata, &spent, flags, 4, &v), Ok(()));
     // Corrupt the amount of one input near the end and one in the middle (amounts are signed

@@ -9,18 +9,12 @@
 
 use fullverify_testkit as common;
 
-use common::harness::{self, BlockWithPrevouts, PrevoutFormat};
+use common::harness::{self, BlockWithPrevouts, RealBlock, MAINNET_277647, MAINNET_866342, TESTNET3_928816};
 use common::SecpVerifier;
 use fullverify::encode::{display_hex, TxOut};
 use fullverify::script::opcodes::{get_op, witness_program};
 use fullverify::script::verify_input;
 use fullverify::sighash::TxContext;
-
-fn load(block: &str, prevouts: &str, kind: PrevoutFormat, net: &str) -> Option<BlockWithPrevouts> {
-    let b = common::read_maybe_compressed(&fullverify_testkit::vector_file(block)?);
-    let p = common::read_maybe_compressed(&fullverify_testkit::vector_file(prevouts)?);
-    Some(harness::load_block_with_prevouts(&b, &p, kind, net, &common::decompress_pubkey).expect("loads"))
-}
 
 /// Which mutation to apply to one input.
 #[derive(Clone, Copy, Debug)]
@@ -196,63 +190,52 @@ fn kind_of(o: &TxOut, witness: &[Vec<u8>]) -> &'static str {
     }
 }
 
+/// Loads `real`, checks its height and input count, then [`check_block`].
+fn check_real_block(real: RealBlock, height: u32, inputs: usize, expect_hash: &str, per_kind: usize) {
+    let Some(b) = real.load() else { return };
+    assert_eq!(b.height, height);
+    assert_eq!(b.spent.len(), inputs);
+    check_block(&b, expect_hash, per_kind);
+}
+
 #[test]
 fn mainnet_866342_all_inputs() {
-    let Some(b) = load(
-        "blocks_with_prevouts/mainnet_866342.block.zst",
-        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-        PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-    ) else {
-        return;
-    };
-    assert_eq!(b.height, 866_342);
-    assert_eq!(b.spent.len(), 7972);
-    check_block(&b, "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1", 100);
+    check_real_block(
+        MAINNET_866342,
+        866_342,
+        7972,
+        "000000000000000000014ce9ba7c6760053c3c82ce6ab43d60afb101d3c8f1f1",
+        100,
+    );
 }
 
 #[test]
 fn mainnet_277647_all_inputs() {
-    let Some(b) = load(
-        "blocks_with_prevouts/mainnet_277647.blk.bz2",
-        "blocks_with_prevouts/mainnet_277647.utxostore.bz2",
-        PrevoutFormat::BtcdUtxostore,
-        "mainnet",
-    ) else {
-        return;
-    };
-    assert_eq!(b.height, 277_647);
-    assert_eq!(b.spent.len(), 732);
-    check_block(&b, "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8", 300);
+    check_real_block(
+        MAINNET_277647,
+        277_647,
+        732,
+        "0000000000000000054a714e580b16c583701712ab91060e92dbde6eb1e052a8",
+        300,
+    );
 }
 
 #[test]
 fn testnet3_928816_all_inputs() {
-    let Some(b) = load(
-        "blocks_with_prevouts/testnet3_928816.block.raw",
-        "blocks_with_prevouts/testnet3_928816.spent_outputs.bin",
-        PrevoutFormat::BcoinUndo,
-        "testnet3",
-    ) else {
-        return;
-    };
-    assert_eq!(b.height, 928_816);
-    assert_eq!(b.spent.len(), 8692);
-    check_block(&b, "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378", 300);
+    check_real_block(
+        TESTNET3_928816,
+        928_816,
+        8692,
+        "00000000000001c4b87edf974ddc601d88dda332265b9849a944a5ff0141a378",
+        300,
+    );
 }
 
 /// `verify_input` from several threads sharing one read-only `TxContext` per transaction
 /// (lazily computed aggregates included) gives the same verdicts as one thread.
 #[test]
 fn mainnet_866342_shared_contexts_across_threads() {
-    let Some(b) = load(
-        "blocks_with_prevouts/mainnet_866342.block.zst",
-        "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
-        PrevoutFormat::SpentUtxosJson,
-        "mainnet",
-    ) else {
-        return;
-    };
+    let Some(b) = MAINNET_866342.load() else { return };
     let mut ctxs = Vec::new();
     let mut k = 0;
     for tx in b.block.txdata.iter().filter(|t| !t.is_coinbase()) {

@@ -12,8 +12,11 @@ use fullverify::script::asm::parse_asm;
 use fullverify::script::flags::{self as fl, ScriptFlags as F};
 use fullverify::script::{verify_input, verify_script, ScriptError, SigVerifier};
 use fullverify::sighash::TxContext;
+use fullverify::utxo::Coin;
+use fullverify_driver::spent;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// `internal + tweak·G` as (x-only output key, odd parity): the taproot tweak a harness needs,
@@ -790,95 +793,21 @@ pub fn run_script_assets<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
 // Real blocks with spent outputs
 // ---------------------------------------------------------------------------------------------
 
+/// The spent-output file formats, as the replay reads them.
+pub use fullverify_driver::spent::SpentFormat;
+
 /// A block and the outputs its non-coinbase inputs spend (block order).
 pub struct BlockWithPrevouts {
+    /// The block's bytes (a framed record unwrapped).
+    pub raw: Vec<u8>,
     pub block: Block,
     pub spent: Vec<TxOut>,
+    /// The spent outputs as coins: creation height and coinbase flag where the format records
+    /// them, elsewhere height 0 and not coinbase (maturity then holds trivially).
+    pub coins: Vec<Coin>,
+    pub network: Network,
     pub height: u32,
     pub flags: F,
-}
-
-/// Core's `VARINT` (MSB base-128 with the +1 offset per continuation byte).
-pub fn read_core_varint(r: &mut Reader<'_>) -> Result<u64, String> {
-    let mut n: u64 = 0;
-    loop {
-        let b = r.u8().map_err(|e| e.to_string())?;
-        n = n.checked_mul(128).ok_or("varint overflow")? | (b & 0x7f) as u64;
-        if b & 0x80 != 0 {
-            n = n.checked_add(1).ok_or("varint overflow")?;
-        } else {
-            return Ok(n);
-        }
-    }
-}
-
-/// Core's `DecompressAmount`.
-pub fn decompress_amount(x: u64) -> u64 {
-    if x == 0 {
-        return 0;
-    }
-    let mut x = x - 1;
-    let mut e = x % 10;
-    x /= 10;
-    let mut n;
-    if e < 9 {
-        let d = (x % 9) + 1;
-        x /= 9;
-        n = x * 10 + d;
-    } else {
-        n = x + 1;
-    }
-    while e > 0 {
-        n *= 10;
-        e -= 1;
-    }
-    n
-}
-
-/// Core's `DecompressScript` for script type `t` (0..=5), given the payload that follows; the
-/// uncompressed-key forms (4/5) need curve decompression, supplied by `decompress_pubkey`.
-pub fn decompress_script(
-    t: u64,
-    r: &mut Reader<'_>,
-    decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>,
-) -> Result<Vec<u8>, String> {
-    let e = |x: fullverify::encode::DecodeError| x.to_string();
-    Ok(match t {
-        0 => [&[0x76, 0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x88, 0xac]].concat(),
-        1 => [&[0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x87]].concat(),
-        2 | 3 => [&[33, t as u8][..], r.bytes(32).map_err(e)?, &[0xac]].concat(),
-        4 | 5 => {
-            let mut c = [0u8; 33];
-            c[0] = t as u8 - 2;
-            c[1..].copy_from_slice(r.bytes(32).map_err(e)?);
-            let full = decompress_pubkey(&c).ok_or("bad compressed key")?;
-            [&[65][..], &full[..], &[0xac]].concat()
-        }
-        n => r.bytes(n - 6).map_err(e)?.to_vec(),
-    })
-}
-
-/// The spent outputs of every non-coinbase input, in block order, via a lookup by outpoint
-/// (outputs created earlier in the same block are taken from the block itself).
-pub fn spent_from_map(block: &Block, map: &HashMap<OutPoint, TxOut>) -> Result<Vec<TxOut>, String> {
-    let mut created: HashMap<OutPoint, TxOut> = HashMap::new();
-    let mut spent = Vec::new();
-    for tx in &block.txdata {
-        if !tx.is_coinbase() {
-            for i in &tx.inputs {
-                let o = map
-                    .get(&i.prevout)
-                    .or_else(|| created.get(&i.prevout))
-                    .ok_or_else(|| format!("missing prevout {:?}", i.prevout))?;
-                spent.push(o.clone());
-            }
-        }
-        let txid = tx.txid();
-        for (n, o) in tx.outputs.iter().enumerate() {
-            created.insert(OutPoint { txid, vout: n as u32 }, o.clone());
-        }
-    }
-    Ok(spent)
 }
 
 /// Verifies every input of a block; returns the outcome per input.
@@ -900,91 +829,83 @@ pub fn verify_block_inputs<V: SigVerifier>(b: &BlockWithPrevouts, v: &V) -> Outc
     out
 }
 
-/// Loads a `blocks_with_prevouts` pair. `kind` is the spent-output format.
+/// Loads a block file (raw, framed or compressed) with its spent-output file, both read as the
+/// replay reads them (`fullverify_driver`); `format` `None` guesses the spent-output format from
+/// the file name. The height is the one the coinbase states (BIP34), else 0.
 pub fn load_block_with_prevouts(
-    block_bytes: &[u8],
-    prevouts: &[u8],
-    kind: PrevoutFormat,
-    network: &str,
-    decompress_pubkey: &dyn Fn(&[u8; 33]) -> Option<[u8; 65]>,
+    block_path: &Path,
+    spent_path: &Path,
+    format: Option<SpentFormat>,
+    network: Network,
 ) -> Result<BlockWithPrevouts, String> {
-    // A framed block (magic || len || block) is unwrapped.
-    let raw = if block_bytes.len() > 8
-        && (block_bytes[..4] == [0xf9, 0xbe, 0xb4, 0xd9] || block_bytes[..4] == [0x0b, 0x11, 0x09, 0x07])
-    {
-        let len = u32::from_le_bytes(block_bytes[4..8].try_into().unwrap()) as usize;
-        block_bytes.get(8..8 + len).ok_or("truncated framed block")?
-    } else {
-        block_bytes
-    };
-    let block = Block::from_bytes(raw).map_err(|e| format!("block: {e}"))?;
-    let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
-    let spent = match kind {
-        PrevoutFormat::SpentUtxosJson => {
-            let v: Value = serde_json::from_slice(prevouts).map_err(|e| e.to_string())?;
-            v.as_array()
-                .ok_or("not an array")?
-                .iter()
-                .map(|e| {
-                    Ok(TxOut {
-                        value: e["txout"]["value"].as_i64().ok_or("value")?,
-                        script_pubkey: h(e["txout"]["script_pubkey"].as_str().ok_or("spk")?)?,
-                    })
-                })
-                .collect::<Result<Vec<_>, String>>()?
-        }
-        PrevoutFormat::BcoinUndo => {
-            let mut r = Reader::new(prevouts);
-            let mut v = Vec::new();
-            while r.remaining() > 0 {
-                v.push(TxOut::decode(&mut r).map_err(|e| e.to_string())?);
-            }
-            v
-        }
-        PrevoutFormat::BtcdUtxostore => {
-            let mut r = Reader::new(prevouts);
-            let mut map = HashMap::new();
-            let e = |x: fullverify::encode::DecodeError| x.to_string();
-            while r.remaining() > 0 {
-                let txid: [u8; 32] = r.array().map_err(e)?;
-                let vout = r.u32().map_err(e)?;
-                let n = r.u32().map_err(e)?;
-                let payload = r.bytes(n as u64).map_err(e)?;
-                let mut p = Reader::new(payload);
-                let _height_cb = read_core_varint(&mut p)?;
-                let amount = decompress_amount(read_core_varint(&mut p)?);
-                let t = read_core_varint(&mut p)?;
-                let spk = decompress_script(t, &mut p, decompress_pubkey)?;
-                map.insert(OutPoint { txid, vout }, TxOut { value: amount as i64, script_pubkey: spk });
-            }
-            spent_from_map(&block, &map)?
-        }
-    };
-    if spent.len() != n_inputs {
-        return Err(format!("{} spent outputs for {n_inputs} inputs", spent.len()));
-    }
-    // BIP34: the height is the first push of the coinbase scriptSig.
-    let cb = &block.txdata.first().ok_or("empty block")?.inputs[0].script_sig;
-    let height = match cb.first() {
-        Some(&n @ 1..=4) if cb.len() > n as usize => {
-            let mut b = [0u8; 4];
-            b[..n as usize].copy_from_slice(&cb[1..1 + n as usize]);
-            u32::from_le_bytes(b)
-        }
-        _ => 0,
-    };
-    let params = network.parse::<Network>().map_err(|e| e.to_string())?.params();
-    let flags = params.script_flags(height, &block.block_hash());
-    Ok(BlockWithPrevouts { flags, block, spent, height })
+    let raw = fullverify_driver::replay::read_single_block(block_path)?;
+    let block = Block::from_bytes(&raw).map_err(|e| format!("block: {e}"))?;
+    let early = spent::read_spent_early(spent_path, format)?;
+    let (outputs, _) = spent::finish_spent(spent_path, early, &block)?;
+    let height = spent::bip34_height(&block).unwrap_or(0);
+    let flags = network.params().script_flags(height, &block.block_hash());
+    let coins = outputs
+        .iter()
+        .map(|s| Coin {
+            out: s.txout.clone(),
+            height: s.height.unwrap_or(0),
+            coinbase: s.coinbase.unwrap_or(false),
+        })
+        .collect();
+    let spent = outputs.into_iter().map(|s| s.txout).collect();
+    Ok(BlockWithPrevouts { raw, block, spent, coins, network, height, flags })
 }
 
-/// The spent-output file formats of `blocks_with_prevouts/`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrevoutFormat {
-    /// Floresta's JSON array (`*.spent_utxos.json[.zst]`).
-    SpentUtxosJson,
-    /// bcoin undo: `i64 value || CompactSize || spk` until EOF (`*.spent_outputs.bin`).
-    BcoinUndo,
-    /// btcd utxostore (`*.utxostore[.bz2]`).
-    BtcdUtxostore,
+/// A block of `blocks_with_prevouts/` with its spent-output file.
+#[derive(Clone, Copy, Debug)]
+pub struct RealBlock {
+    /// The block file, relative to the vectors directory.
+    pub block: &'static str,
+    /// The spent-output file, relative to the vectors directory.
+    pub spent: &'static str,
+    pub format: SpentFormat,
+    pub network: Network,
+}
+
+/// Mainnet 866342: Floresta's JSON spent outputs (with creation heights and coinbase flags).
+pub const MAINNET_866342: RealBlock = RealBlock {
+    block: "blocks_with_prevouts/mainnet_866342.block.zst",
+    spent: "blocks_with_prevouts/mainnet_866342.spent_utxos.json.zst",
+    format: SpentFormat::Floresta,
+    network: Network::Mainnet,
+};
+
+/// Mainnet 277647: a btcd utxostore.
+pub const MAINNET_277647: RealBlock = RealBlock {
+    block: "blocks_with_prevouts/mainnet_277647.blk.bz2",
+    spent: "blocks_with_prevouts/mainnet_277647.utxostore.bz2",
+    format: SpentFormat::Btcd,
+    network: Network::Mainnet,
+};
+
+/// Testnet3 928816: bcoin undo records.
+pub const TESTNET3_928816: RealBlock = RealBlock {
+    block: "blocks_with_prevouts/testnet3_928816.block.raw",
+    spent: "blocks_with_prevouts/testnet3_928816.spent_outputs.bin",
+    format: SpentFormat::Bcoin,
+    network: Network::Testnet3,
+};
+
+/// Every real block with spent outputs, one per spent-output format.
+pub const REAL_BLOCKS: [RealBlock; 3] = [MAINNET_866342, MAINNET_277647, TESTNET3_928816];
+
+impl RealBlock {
+    /// The block with its spent outputs, or `None` (loudly, see [`crate::vector_file`]) when a
+    /// file is absent.
+    ///
+    /// # Panics
+    /// When the files are there but do not load.
+    pub fn load(&self) -> Option<BlockWithPrevouts> {
+        let block = crate::vector_file(self.block)?;
+        let spent = crate::vector_file(self.spent)?;
+        Some(
+            load_block_with_prevouts(&block, &spent, Some(self.format), self.network)
+                .unwrap_or_else(|e| panic!("{}: {e}", self.block)),
+        )
+    }
 }

@@ -7,12 +7,13 @@
 //!   missing file);
 //! - [`harness`]: runners for Bitcoin Core's vector formats (script_tests, tx_valid/invalid,
 //!   sighash, BIP143/341, script assets, blocks with the outputs they spend), so `cargo test`
-//!   and the conformance runner apply one definition of "pass";
+//!   and the conformance runner apply one definition of "pass"; the blocks and spent outputs
+//!   are read by the replay's own readers (`fullverify_driver`);
 //! - [`SecpVerifier`]: a [`SigVerifier`] over libsecp256k1, the reference the production stack
 //!   is compared with. It follows Core's `CPubKey::Verify`: parse the key (hybrid allowed),
 //!   parse the signature with the lax DER parser, normalise S, verify;
 //! - deterministic randomness for tests ([`SplitMix64`], [`test_seed`], [`test_iters`]) and
-//!   hex/decompression helpers.
+//!   hex helpers.
 
 pub mod harness;
 pub mod vectors;
@@ -79,19 +80,9 @@ pub fn rev32(s: &str) -> [u8; 32] {
     v
 }
 
-/// Decompresses a compressed SEC1 key (for Core's compressed-script types 4/5).
-pub fn decompress_pubkey(c: &[u8; 33]) -> Option<[u8; 65]> {
-    PublicKey::from_slice(c).ok().map(|p| p.serialize_uncompressed())
-}
-
 /// `internal + tweak·G` with fullverify's own secp256k1 layer.
 pub fn tweak_xonly_native(internal: &[u8; 32], tweak: &[u8; 32]) -> ([u8; 32], bool) {
     let p = fullverify::secp256k1::XOnlyPublicKey::parse(internal).expect("valid internal key");
     let (q, odd) = p.tweak_add(tweak).expect("tweak ok");
     (q.serialize(), odd)
-}
-
-/// Compressed to uncompressed SEC1 with fullverify's own secp256k1 layer.
-pub fn decompress_pubkey_native(c: &[u8; 33]) -> Option<[u8; 65]> {
-    fullverify::secp256k1::PublicKey::parse(c).ok().map(|p| p.serialize_uncompressed())
 }

@@ -17,12 +17,14 @@
 //!
 //! The same harness code as the integration tests (`fullverify_testkit::harness`) is used, so the
 //! runner and `cargo test` agree on what passing means. Signatures, taproot tweaks and key
-//! decompression use fullverify's own secp256k1 layer ([`NativeVerifier`]), so the runner
-//! checks the production stack end to end.
+//! decompression use fullverify's own secp256k1 layer ([`NativeVerifier`]), and blocks and
+//! spent outputs are read as the replay reads them, so the runner checks the production stack
+//! end to end.
 
 use fullverify_testkit as common;
 
-use common::harness::{self, Outcome, PrevoutFormat};
+use common::harness::{self, Outcome, SpentFormat};
+use fullverify::chain::Network;
 use fullverify::script::NativeVerifier;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -52,7 +54,7 @@ fn catch(f: impl FnOnce() -> Result<Outcome, String>) -> Result<Outcome, String>
 }
 
 /// The prevout file paired with a block file, and its format.
-fn prevouts_for(dir: &Path, stem: &str) -> Option<(PathBuf, PrevoutFormat)> {
+fn prevouts_for(dir: &Path, stem: &str) -> Option<(PathBuf, SpentFormat)> {
     let mut entries: Vec<_> = std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
@@ -60,9 +62,9 @@ fn prevouts_for(dir: &Path, stem: &str) -> Option<(PathBuf, PrevoutFormat)> {
         let Some(rest) = name.strip_prefix(stem).and_then(|r| r.strip_prefix('.')) else { continue };
         let rest = strip_compression(rest);
         let kind = match rest {
-            "spent_utxos.json" => PrevoutFormat::SpentUtxosJson,
-            "spent_outputs.bin" => PrevoutFormat::BcoinUndo,
-            "utxostore" => PrevoutFormat::BtcdUtxostore,
+            "spent_utxos.json" => SpentFormat::Floresta,
+            "spent_outputs.bin" => SpentFormat::Bcoin,
+            "utxostore" => SpentFormat::Btcd,
             _ => continue,
         };
         return Some((p, kind));
@@ -108,13 +110,8 @@ fn run_file(root: &Path, path: &Path) -> Option<Result<Outcome, String>> {
             let stem = stem.to_string();
             Box::new(move || {
                 let (pp, kind) = prevouts_for(&dir, &stem).ok_or("no spent-output file beside the block")?;
-                let b = harness::load_block_with_prevouts(
-                    &common::read_maybe_compressed(path),
-                    &common::read_maybe_compressed(&pp),
-                    kind,
-                    &network,
-                    &common::decompress_pubkey_native,
-                )?;
+                let network = network.parse::<Network>().map_err(|e| e.to_string())?;
+                let b = harness::load_block_with_prevouts(path, &pp, Some(kind), network)?;
                 Ok(harness::verify_block_inputs(&b, &v))
             })
         }
