@@ -5,8 +5,8 @@
 //! the parallel script check giving the same verdicts for 1..8 threads.
 use fullverify_testkit as common;
 
-use common::harness::{BlockWithPrevouts, MAINNET_277647, MAINNET_866342, TESTNET3_928816};
-use common::read_maybe_compressed;
+use common::block_bytes;
+use common::harness::{regtest_1_206, BlockWithPrevouts, MAINNET_277647, MAINNET_866342, TESTNET3_928816};
 use fullverify::chain::{self, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
@@ -14,16 +14,6 @@ use fullverify::script::{BackendVerifier, ScriptError, ScriptFlags};
 use fullverify::utxo::Coin;
 use fullverify::validation::{self, check_block_with_spent, verify_scripts, SigMode};
 use fullverify::Backend;
-use fullverify_testkit::vector_file;
-
-fn block_bytes(b: &Block) -> Vec<u8> {
-    let mut v = b.header.to_bytes().to_vec();
-    fullverify::encode::write_compact_size(&mut v, b.txdata.len() as u64);
-    for t in &b.txdata {
-        t.encode(&mut v, true);
-    }
-    v
-}
 
 fn check_real(r: &BlockWithPrevouts, hash: &str, n_inputs: usize) {
     for (threads, mode) in
@@ -304,14 +294,6 @@ fn parallel_script_check_is_deterministic() {
 // Invalid blocks from mutated regtest blocks
 // ---------------------------------------------------------------------------------------------
 
-fn regtest_raw() -> Option<Vec<Vec<u8>>> {
-    let p = vector_file("chain/regtest_1-206.blocks.hex.txt")?;
-    let text = String::from_utf8(read_maybe_compressed(&p)).unwrap();
-    let mut v = vec![block_bytes(&Network::Regtest.params().genesis_block())];
-    v.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| hex::decode(l.trim()).unwrap()));
-    Some(v)
-}
-
 /// Recomputes the witness commitment (when `commit`) and the merkle root, then grinds the nonce
 /// until the regtest proof of work holds.
 fn remine(b: &mut Block, commit: bool) {
@@ -348,7 +330,7 @@ fn expect_reject(cs: &mut Chainstate, b: &Block, reason: &str) {
 
 #[test]
 fn mutated_regtest_blocks_rejected_with_core_reasons() {
-    let Some(raw) = regtest_raw() else { return };
+    let Some(raw) = regtest_1_206() else { return };
     let blocks: Vec<Block> = raw.iter().map(|b| Block::from_bytes(b).unwrap()).collect();
     // The first block with a segwit spend.
     let target = blocks
@@ -513,7 +495,7 @@ fn mutated_regtest_blocks_rejected_with_core_reasons() {
 /// enforced (a duplicate txid cannot be made on a BIP34 chain, so the coin source claims one).
 #[test]
 fn bip30_overwrite_rejected_when_enforced() {
-    let Some(raw) = regtest_raw() else { return };
+    let Some(raw) = regtest_1_206() else { return };
     struct Everything;
     impl validation::CoinSource for Everything {
         type Error = ();

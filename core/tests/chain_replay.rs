@@ -5,7 +5,8 @@
 //! chain 0..10236 through the header rules, and crash-resume of the on-disk store.
 use fullverify_testkit as common;
 
-use common::read_maybe_compressed;
+use common::harness::regtest_1_206;
+use common::{block_bytes, read_maybe_compressed};
 use fullverify::chain::{self, HeaderEntry, Network};
 use fullverify::chainstate::{Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, BlockHeader, OutPoint, Reader, TxOut};
@@ -27,15 +28,6 @@ fn frames(data: &[u8]) -> Vec<&[u8]> {
         p += 8 + n;
     }
     out
-}
-
-fn block_bytes(b: &Block) -> Vec<u8> {
-    let mut v = b.header.to_bytes().to_vec();
-    fullverify::encode::write_compact_size(&mut v, b.txdata.len() as u64);
-    for t in &b.txdata {
-        t.encode(&mut v, true);
-    }
-    v
 }
 
 fn opts(network: Network, threads: usize) -> ChainstateOptions {
@@ -183,17 +175,9 @@ fn mainnet_1_255_btcd_copy_matches_bitcoinj_copy() {
     assert_eq!(a.summary().height, Some(255));
 }
 
-fn regtest_blocks() -> Option<Vec<Vec<u8>>> {
-    let p = vector_file("chain/regtest_1-206.blocks.hex.txt")?;
-    let text = String::from_utf8(read_maybe_compressed(&p)).unwrap();
-    let mut v = vec![block_bytes(&Network::Regtest.params().genesis_block())];
-    v.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| hex::decode(l.trim()).unwrap()));
-    Some(v)
-}
-
 #[test]
 fn regtest_1_206_replay() {
-    let Some(raw) = regtest_blocks() else { return };
+    let Some(raw) = regtest_1_206() else { return };
     assert_eq!(raw.len(), 207);
     let mut cs = Chainstate::open_in_memory(opts(Network::Regtest, 2));
     let mut inputs = 0;
@@ -218,7 +202,7 @@ fn regtest_1_206_replay() {
 #[test]
 fn every_signature_mode_reaches_the_same_state() {
     let mut chains = 0;
-    for (network, raw) in [(Network::Regtest, regtest_blocks()), (Network::Mainnet, mainnet_0_438())] {
+    for (network, raw) in [(Network::Regtest, regtest_1_206()), (Network::Mainnet, mainnet_0_438())] {
         let Some(raw) = raw else { continue };
         chains += 1;
         let mut want = None;
@@ -248,7 +232,7 @@ fn every_signature_mode_reaches_the_same_state() {
 /// The regtest chain connected with 1..8 script threads, twice each: identical states.
 #[test]
 fn regtest_replay_same_state_for_any_thread_count() {
-    let Some(raw) = regtest_blocks() else { return };
+    let Some(raw) = regtest_1_206() else { return };
     let mut want = None;
     for _ in 0..2 {
         for threads in 1..=8 {

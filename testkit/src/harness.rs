@@ -909,3 +909,13 @@ impl RealBlock {
         )
     }
 }
+
+/// `chain/regtest_1-206.blocks.hex.txt` as raw blocks after the regtest genesis block (heights
+/// 0..=206), or `None` (loudly, see [`crate::vector_file`]) when it is absent.
+pub fn regtest_1_206() -> Option<Vec<Vec<u8>>> {
+    let p = crate::vector_file("chain/regtest_1-206.blocks.hex.txt")?;
+    let text = String::from_utf8(crate::read_maybe_compressed(&p)).unwrap();
+    let mut v = vec![crate::block_bytes(&Network::Regtest.params().genesis_block())];
+    v.extend(text.lines().filter(|l| !l.trim().is_empty()).map(|l| hex::decode(l.trim()).unwrap()));
+    Some(v)
+}

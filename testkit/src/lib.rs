@@ -22,6 +22,9 @@ pub use vectors::{
     load_json, read_maybe_compressed, test_iters, test_seed, vector_file, vectors_dir, SplitMix64,
 };
 
+/// Serializes a block (BIP144 form when it has witnesses): the replay's own.
+pub use fullverify_driver::replay::block_bytes;
+
 use fullverify::script::SigVerifier;
 use secp256k1::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
 
