@@ -42,6 +42,7 @@ fn rev_hex(h: &[u8; 32]) -> String {
 // An independent MuHash: SHA-256 (the sha2 crate), ChaCha20 written out here, num-bigint.
 // ---------------------------------------------------------------------------------------------
 
+// Mirrors core's ChaCha20 (`muhash.rs`) on purpose: the reference must not share its code.
 fn chacha20_keystream(key: &[u8; 32], blocks: u32) -> Vec<u8> {
     fn qr(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
         s[a] = s[a].wrapping_add(s[b]);
