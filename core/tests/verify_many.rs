@@ -5,32 +5,22 @@
 
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use fullverify::Backend;
-use fullverify_testkit::vector_file;
-
-fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s.trim()).expect("hex")
-}
+use fullverify_testkit::harness::bip340_vectors;
 
 #[test]
 fn bip340_vectors_through_verify_many() {
-    let Some(path) = vector_file("bips/bip340_test_vectors.csv") else { return };
-    let text = std::fs::read_to_string(path).unwrap();
+    let Some(vectors) = bip340_vectors() else { return };
     let mut keys = Vec::new();
     let mut msgs = Vec::new();
     let mut sigs = Vec::new();
     let mut expect = Vec::new();
-    for line in text.lines().skip(1) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').collect();
-        let pk: [u8; 32] = unhex(f[2]).try_into().unwrap();
+    for v in &vectors {
         // Keys that do not parse never reach verification.
-        let Ok(pk) = XOnlyPublicKey::parse(&pk) else { continue };
+        let Ok(pk) = XOnlyPublicKey::parse(&v.public_key) else { continue };
         keys.push(pk);
-        msgs.push(unhex(f[4]));
-        sigs.push(<[u8; 64]>::try_from(unhex(f[5])).unwrap());
-        expect.push(f[6] == "TRUE");
+        msgs.push(&v.message);
+        sigs.push(v.signature);
+        expect.push(v.valid);
     }
     assert!(keys.len() >= 15, "expected the parseable BIP340 vectors, got {}", keys.len());
     let n = keys.len();

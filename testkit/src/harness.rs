@@ -279,6 +279,46 @@ pub fn run_script_tests<V: SigVerifier>(json: &Value, v: &V, tweak: &TweakFn) ->
 }
 
 // ---------------------------------------------------------------------------------------------
+// BIP340 test vectors
+// ---------------------------------------------------------------------------------------------
+
+/// One row of BIP340's `test-vectors.csv`.
+pub struct Bip340Vector {
+    pub index: String,
+    /// The secret key and aux_rand, for the vectors that sign.
+    pub signing: Option<([u8; 32], [u8; 32])>,
+    pub public_key: [u8; 32],
+    pub message: Vec<u8>,
+    pub signature: [u8; 64],
+    /// The expected verification result.
+    pub valid: bool,
+}
+
+/// `bips/bip340_test_vectors.csv`, or `None` (loudly, see [`crate::vector_file`]) when it is
+/// absent.
+pub fn bip340_vectors() -> Option<Vec<Bip340Vector>> {
+    let path = crate::vector_file("bips/bip340_test_vectors.csv")?;
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let unhex = |s: &str| crate::unhex(s.trim());
+    let b32 = |s: &str| -> [u8; 32] { unhex(s).try_into().expect("32 bytes") };
+    let rows = text.lines().skip(1).filter(|l| !l.trim().is_empty());
+    Some(
+        rows.map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Bip340Vector {
+                index: f[0].to_string(),
+                signing: (!f[1].is_empty()).then(|| (b32(f[1]), b32(f[3]))),
+                public_key: b32(f[2]),
+                message: unhex(f[4]),
+                signature: unhex(f[5]).try_into().expect("64 bytes"),
+                valid: f[6] == "TRUE",
+            }
+        })
+        .collect(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
 // tx_valid.json / tx_invalid.json
 // ---------------------------------------------------------------------------------------------
 

@@ -374,37 +374,12 @@ fn batch_sweep(set: &Set, rounds: usize, best: Backend) -> Value {
     })
 }
 
-/// Parsed BIP340 vectors: (index, key, message, signature, expected verdict).
-type Bip340Vector = (String, [u8; 32], Vec<u8>, [u8; 64], bool);
-
-fn bip340_vectors() -> Option<Vec<Bip340Vector>> {
-    let path = fullverify_testkit::vector_file("bips/bip340_test_vectors.csv")?;
-    let text = std::fs::read_to_string(path).ok()?;
-    let unhex = |s: &str| hex::decode(s.trim()).expect("hex");
-    Some(
-        text.lines()
-            .skip(1)
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                let f: Vec<&str> = l.split(',').collect();
-                (
-                    f[0].to_string(),
-                    unhex(f[2]).try_into().unwrap(),
-                    unhex(f[4]),
-                    unhex(f[5]).try_into().unwrap(),
-                    f[6] == "TRUE",
-                )
-            })
-            .collect(),
-    )
-}
-
 /// The correctness gates; panics when one fails (a benchmark of wrong code is worthless).
 fn gates(set: &Set, seed: u64, ncross: usize) -> Value {
     let backends = Backend::available();
     let algs = [MsmAlgorithm::Auto, MsmAlgorithm::Strauss, MsmAlgorithm::Pippenger];
     // 1. BIP340 vectors, for every implementation.
-    let bip340 = match bip340_vectors() {
+    let bip340 = match fullverify_testkit::harness::bip340_vectors() {
         None => json!({ "skipped": "BIP340 vector file not found" }),
         Some(vs) => {
             type Verdict<'a> = Box<dyn Fn(&[u8; 32], &[u8], &[u8; 64]) -> bool + 'a>;
@@ -449,14 +424,17 @@ fn gates(set: &Set, seed: u64, ncross: usize) -> Value {
             ));
             let mut out = serde_json::Map::new();
             for (name, f) in &impls {
-                let pass = vs.iter().filter(|(_, pk, m, s, want)| f(pk, m, s) == *want).count();
+                let pass =
+                    vs.iter().filter(|v| f(&v.public_key, &v.message, &v.signature) == v.valid).count();
                 assert_eq!(pass, vs.len(), "BIP340 vectors: {name} passed {pass}/{}", vs.len());
                 out.insert(name.clone(), json!({ "passed": pass, "total": vs.len() }));
             }
             // All vectors with a parseable key in one batch: find_invalid names the invalid ones.
             let parsed: Vec<(XOnlyPublicKey, &Vec<u8>, &[u8; 64], bool)> = vs
                 .iter()
-                .filter_map(|(_, pk, m, s, want)| XOnlyPublicKey::parse(pk).ok().map(|k| (k, m, s, *want)))
+                .filter_map(|v| {
+                    XOnlyPublicKey::parse(&v.public_key).ok().map(|k| (k, &v.message, &v.signature, v.valid))
+                })
                 .collect();
             let items: Vec<schnorr::BatchItem> = parsed.iter().map(|(k, m, s, _)| (k, &m[..], *s)).collect();
             let want: Vec<usize> = (0..parsed.len()).filter(|&i| !parsed[i].3).collect();
