@@ -4,24 +4,17 @@
 
 use fullverify_testkit as common;
 
-use common::{harness, SecpVerifier};
+use common::harness::{self, check_vector_file};
+use common::SecpVerifier;
+
+const ASSETS: &str = "script_assets/script_assets_test.btcd_taproot_ref.json.gz";
 
 #[test]
 fn interpreter_vs_core_script_assets() {
-    let Some(j) = common::load_json("script_assets/script_assets_test.btcd_taproot_ref.json.gz") else {
-        return;
-    };
-    let o = harness::run_script_assets(&j, &SecpVerifier);
-    assert_eq!(o.passed + o.failed, 2760);
-    o.assert_all_passed("script_assets");
+    check_vector_file(ASSETS, 2760, |j| harness::run_script_assets(j, &SecpVerifier));
 }
 
 #[test]
 fn interpreter_with_native_verifier_vs_core_script_assets() {
-    let Some(j) = common::load_json("script_assets/script_assets_test.btcd_taproot_ref.json.gz") else {
-        return;
-    };
-    let o = harness::run_script_assets(&j, &fullverify::script::NativeVerifier);
-    assert_eq!(o.passed + o.failed, 2760);
-    o.assert_all_passed("script_assets (native)");
+    check_vector_file(ASSETS, 2760, |j| harness::run_script_assets(j, &fullverify::script::NativeVerifier));
 }

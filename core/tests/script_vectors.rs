@@ -4,31 +4,25 @@
 
 use fullverify_testkit as common;
 
-use common::{harness, SecpVerifier};
+use common::harness::{self, check_vector_file};
+use common::SecpVerifier;
 use fullverify::script::NativeVerifier;
 
 #[test]
 fn interpreter_vs_core_script_tests() {
-    let Some(j) = common::load_json("core/script_tests.json") else { return };
-    let o = harness::run_script_tests(&j, &SecpVerifier, &common::tweak_xonly);
-    assert_eq!(o.passed + o.failed, 1222);
-    o.assert_all_passed("core/script_tests.json");
+    check_vector_file("core/script_tests.json", 1222, |j| {
+        harness::run_script_tests(j, &SecpVerifier, &common::tweak_xonly)
+    });
 }
 
 #[test]
 fn interpreter_vs_core_tx_valid() {
-    let Some(j) = common::load_json("core/tx_valid.json") else { return };
-    let o = harness::run_tx_valid(&j, &SecpVerifier);
-    assert_eq!(o.passed + o.failed, 121);
-    o.assert_all_passed("core/tx_valid.json");
+    check_vector_file("core/tx_valid.json", 121, |j| harness::run_tx_valid(j, &SecpVerifier));
 }
 
 #[test]
 fn interpreter_vs_core_tx_invalid() {
-    let Some(j) = common::load_json("core/tx_invalid.json") else { return };
-    let o = harness::run_tx_invalid(&j, &SecpVerifier);
-    assert_eq!(o.passed + o.failed, 93);
-    o.assert_all_passed("core/tx_invalid.json");
+    check_vector_file("core/tx_invalid.json", 93, |j| harness::run_tx_invalid(j, &SecpVerifier));
 }
 
 #[test]

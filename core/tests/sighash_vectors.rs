@@ -4,32 +4,27 @@
 
 use fullverify_testkit as common;
 
-use common::harness;
+use common::harness::{self, check_vector_file};
 use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
 use fullverify::sighash::{legacy_sighash, TxContext, SIGHASH_ALL, SIGHASH_ANYONECANPAY, SIGHASH_SINGLE};
 
 #[test]
 fn legacy_sighash_vs_core_sighash_json() {
-    let Some(j) = common::load_json("core/sighash.json") else { return };
-    let o = harness::run_sighash_json(&j);
-    assert_eq!(o.passed + o.failed, 500);
-    o.assert_all_passed("core/sighash.json");
+    check_vector_file("core/sighash.json", 500, harness::run_sighash_json);
 }
 
 #[test]
 fn bip143_vs_bip_examples() {
-    let Some(j) = common::load_json("bips/bip143_sighash_examples.json") else { return };
-    let o = harness::run_bip143(&j);
-    assert_eq!(o.passed + o.failed, 13);
-    o.assert_all_passed("bip143 examples");
+    check_vector_file("bips/bip143_sighash_examples.json", 13, harness::run_bip143);
 }
 
 #[test]
 fn bip341_vs_wallet_vectors() {
-    let Some(j) = common::load_json("core/bip341_wallet_vectors.json") else { return };
-    let o = harness::run_bip341_wallet(&j, &common::tweak_xonly, &common::SecpVerifier);
-    assert_eq!(o.passed + o.failed, 8);
-    o.assert_all_passed("core/bip341_wallet_vectors.json");
+    let Some(j) = check_vector_file("core/bip341_wallet_vectors.json", 8, |j| {
+        harness::run_bip341_wallet(j, &common::tweak_xonly, &common::SecpVerifier)
+    }) else {
+        return;
+    };
     let o = harness::run_bip341_wallet(&j, &common::tweak_xonly_native, &fullverify::script::NativeVerifier);
     o.assert_all_passed("core/bip341_wallet_vectors.json (native)");
 }

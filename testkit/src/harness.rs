@@ -60,6 +60,36 @@ impl Outcome {
     }
 }
 
+/// Runs `run` on the JSON vector file `rel` and asserts that it counted `cases` cases, all
+/// passing; returns the file's content, or `None` (loudly, see [`crate::vector_file`]) when it
+/// is absent.
+pub fn check_vector_file(rel: &str, cases: usize, run: impl FnOnce(&Value) -> Outcome) -> Option<Value> {
+    let json = crate::load_json(rel)?;
+    let o = run(&json);
+    assert_eq!(o.passed + o.failed, cases, "{rel}: cases");
+    o.assert_all_passed(rel);
+    Some(json)
+}
+
+/// Runs `run` on the case `parse` makes of each row of `json`, in order. A row it cannot parse
+/// is a failure, `unparseable(row, error)` its message; rows it skips (`Ok(None)`) do not count.
+fn for_each_case<T>(
+    json: &Value,
+    parse: impl Fn(&Value) -> Result<Option<T>, String>,
+    unparseable: impl Fn(&Value, &str) -> String,
+    mut run: impl FnMut(&mut Outcome, T),
+) -> Outcome {
+    let mut out = Outcome::default();
+    for row in json.as_array().into_iter().flatten() {
+        match parse(row) {
+            Ok(Some(c)) => run(&mut out, c),
+            Ok(None) => {}
+            Err(e) => out.check(false, || unparseable(row, &e)),
+        }
+    }
+    out
+}
+
 fn h(s: &str) -> Result<Vec<u8>, String> {
     hex::decode(s).map_err(|e| format!("bad hex {s:?}: {e}"))
 }
@@ -240,17 +270,10 @@ fn run_one_script_test<V: SigVerifier>(t: &ScriptTest, flags: F, v: &V) -> Resul
 /// flag perturbations that must not change the verdict (removing flags from a passing test,
 /// adding flags to a failing one).
 pub fn run_script_tests<V: SigVerifier>(json: &Value, v: &V, tweak: &TweakFn) -> Outcome {
-    let mut out = Outcome::default();
     let mut rng = crate::SplitMix64(0x5c41_7e57);
-    for row in json.as_array().into_iter().flatten() {
-        let t = match parse_script_test(row, tweak) {
-            Ok(Some(t)) => t,
-            Ok(None) => continue,
-            Err(e) => {
-                out.check(false, || format!("unparseable row {row}: {e}"));
-                continue;
-            }
-        };
+    let parse = |row: &Value| parse_script_test(row, tweak);
+    let unparseable = |row: &Value, e: &str| format!("unparseable row {row}: {e}");
+    for_each_case(json, parse, unparseable, |out, t| {
         let r = run_one_script_test(&t, t.flags, v);
         let got = match r {
             Ok(()) => "OK",
@@ -274,8 +297,7 @@ pub fn run_script_tests<V: SigVerifier>(json: &Value, v: &V, tweak: &TweakFn) ->
             }
         }
         out.check(ok, || format!("{}: expected {}, got {got}{detail}", t.label, t.expected));
-    }
-    out
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,6 +420,11 @@ fn parse_tx_case(row: &Value) -> Result<Option<TxCase>, String> {
     }))
 }
 
+/// [`for_each_case`] over the rows of `what` (tx_valid.json or tx_invalid.json).
+fn for_each_tx_case(json: &Value, what: &str, run: impl FnMut(&mut Outcome, TxCase)) -> Outcome {
+    for_each_case(json, parse_tx_case, |_, e| format!("unparseable {what} row: {e}"), run)
+}
+
 fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: F, v: &V) -> bool {
     let ctx = TxContext::new(&c.tx, Some(&c.spent));
     (0..c.tx.inputs.len()).all(|i| verify_input(&ctx, i, flags, v).is_ok())
@@ -407,23 +434,11 @@ fn tx_scripts_ok<V: SigVerifier>(c: &TxCase, flags: F, v: &V) -> bool {
 /// excluded ones, and still pass with any flag (or random flags) removed; and the exclusions
 /// are necessary (re-adding any excluded flag makes it fail).
 pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
-    let mut out = Outcome::default();
     let mut rng = crate::SplitMix64(0x7a11_d000);
-    for row in json.as_array().into_iter().flatten() {
-        let c = match parse_tx_case(row) {
-            Ok(Some(c)) => c,
-            Ok(None) => continue,
-            Err(e) => {
-                out.check(false, || format!("unparseable tx_valid row: {e}"));
-                continue;
-            }
-        };
+    for_each_tx_case(json, "tx_valid", |out, c| {
         let excluded = match c.flags_str.parse::<F>() {
             Ok(f) => f,
-            Err(e) => {
-                out.check(false, || format!("{}: {e}", c.label));
-                continue;
-            }
+            Err(e) => return out.check(false, || format!("{}: {e}", c.label)),
         };
         let mut why = Vec::new();
         if let Err(e) = c.tx.check() {
@@ -453,38 +468,24 @@ pub fn run_tx_valid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
             }
         }
         out.check(why.is_empty(), || format!("{}: {}", c.label, why.join("; ")));
-    }
-    out
+    })
 }
 
 /// Core's `tx_invalid` harness: `BADTX` cases fail CheckTransaction; others fail scripts under
 /// the listed flags, still fail with any flag (or random flags) added, and pass with any
 /// listed flag removed (the flags are minimal).
 pub fn run_tx_invalid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
-    let mut out = Outcome::default();
     let mut rng = crate::SplitMix64(0x1a5a_11d0);
-    for row in json.as_array().into_iter().flatten() {
-        let c = match parse_tx_case(row) {
-            Ok(Some(c)) => c,
-            Ok(None) => continue,
-            Err(e) => {
-                out.check(false, || format!("unparseable tx_invalid row: {e}"));
-                continue;
-            }
-        };
+    for_each_tx_case(json, "tx_invalid", |out, c| {
         let check = c.tx.check();
         if c.flags_str == "BADTX" || check.is_err() {
-            out.check(c.flags_str == "BADTX" && check.is_err(), || {
+            return out.check(c.flags_str == "BADTX" && check.is_err(), || {
                 format!("{}: CheckTransaction gave {check:?}", c.label)
             });
-            continue;
         }
         let flags = match c.flags_str.parse::<F>() {
             Ok(f) => f,
-            Err(e) => {
-                out.check(false, || format!("{}: {e}", c.label));
-                continue;
-            }
+            Err(e) => return out.check(false, || format!("{}: {e}", c.label)),
         };
         let mut why = Vec::new();
         if flags != fill_flags(flags) {
@@ -508,8 +509,7 @@ pub fn run_tx_invalid<V: SigVerifier>(json: &Value, v: &V) -> Outcome {
             }
         }
         out.check(why.is_empty(), || format!("{}: {}", c.label, why.join("; ")));
-    }
-    out
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
