@@ -9,6 +9,9 @@ use fullverify_testkit::SplitMix64;
 use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use std::hint::black_box;
 
+mod round_robin;
+use round_robin::verify_each;
+
 const N: usize = 64;
 
 struct Case {
@@ -32,13 +35,8 @@ fn bench(c: &mut Criterion) {
     let cs = cases();
     let mut g = c.benchmark_group("ecdsa_verify");
     for b in Backend::available() {
-        let mut i = 0;
-        g.bench_function(BenchmarkId::new(b.name(), 1), |bn| {
-            bn.iter(|| {
-                let k = &cs[i % N];
-                i += 1;
-                assert!(ecdsa::verify_with(b, black_box(&k.pk), black_box(&k.msg), black_box(&k.sig)));
-            })
+        verify_each(&mut g, b.name(), &cs, |k| {
+            ecdsa::verify_with(b, black_box(&k.pk), black_box(&k.msg), black_box(&k.sig))
         });
     }
     let ls: Vec<_> = cs
@@ -51,13 +49,8 @@ fn bench(c: &mut Criterion) {
             )
         })
         .collect();
-    let mut i = 0;
-    g.bench_function(BenchmarkId::new("libsecp256k1", 1), |bn| {
-        bn.iter(|| {
-            let (pk, m, s) = &ls[i % N];
-            i += 1;
-            assert!(secp256k1::ecdsa::verify(black_box(s), *black_box(m), black_box(pk)).is_ok());
-        })
+    verify_each(&mut g, "libsecp256k1", &ls, |(pk, m, s)| {
+        secp256k1::ecdsa::verify(black_box(s), *black_box(m), black_box(pk)).is_ok()
     });
     let ks: Vec<_> = cs
         .iter()
@@ -69,13 +62,8 @@ fn bench(c: &mut Criterion) {
             )
         })
         .collect();
-    let mut i = 0;
-    g.bench_function(BenchmarkId::new("k256", 1), |bn| {
-        bn.iter(|| {
-            let (pk, m, s) = &ks[i % N];
-            i += 1;
-            assert!(black_box(pk).verify_prehash(black_box(m), black_box(s)).is_ok());
-        })
+    verify_each(&mut g, "k256", &ks, |(pk, m, s)| {
+        black_box(pk).verify_prehash(black_box(m), black_box(s)).is_ok()
     });
     g.finish();
 

@@ -8,6 +8,9 @@ use fullverify::Backend;
 use fullverify_testkit::SplitMix64;
 use std::hint::black_box;
 
+mod round_robin;
+use round_robin::verify_each;
+
 const N: usize = 64;
 
 fn bench(c: &mut Criterion) {
@@ -23,13 +26,8 @@ fn bench(c: &mut Criterion) {
         .collect();
     let mut g = c.benchmark_group("schnorr_verify");
     for b in Backend::available() {
-        let mut i = 0;
-        g.bench_function(BenchmarkId::new(b.name(), 1), |bn| {
-            bn.iter(|| {
-                let (pk, m, s) = &cs[i % N];
-                i += 1;
-                assert!(schnorr::verify_with(b, black_box(pk), black_box(m), black_box(s)));
-            })
+        verify_each(&mut g, b.name(), &cs, |(pk, m, s)| {
+            schnorr::verify_with(b, black_box(pk), black_box(m), black_box(s))
         });
     }
     let ls: Vec<_> = cs
@@ -42,13 +40,8 @@ fn bench(c: &mut Criterion) {
             )
         })
         .collect();
-    let mut i = 0;
-    g.bench_function(BenchmarkId::new("libsecp256k1", 1), |bn| {
-        bn.iter(|| {
-            let (pk, m, s) = &ls[i % N];
-            i += 1;
-            assert!(secp256k1::schnorr::verify(black_box(s), black_box(m), black_box(pk)).is_ok());
-        })
+    verify_each(&mut g, "libsecp256k1", &ls, |(pk, m, s)| {
+        secp256k1::schnorr::verify(black_box(s), black_box(m), black_box(pk)).is_ok()
     });
     let ks: Vec<_> = cs
         .iter()
@@ -60,13 +53,8 @@ fn bench(c: &mut Criterion) {
             )
         })
         .collect();
-    let mut i = 0;
-    g.bench_function(BenchmarkId::new("k256", 1), |bn| {
-        bn.iter(|| {
-            let (pk, m, s) = &ks[i % N];
-            i += 1;
-            assert!(black_box(pk).verify_raw(black_box(m), black_box(s)).is_ok());
-        })
+    verify_each(&mut g, "k256", &ks, |(pk, m, s)| {
+        black_box(pk).verify_raw(black_box(m), black_box(s)).is_ok()
     });
     g.finish();
 
