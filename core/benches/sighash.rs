@@ -14,7 +14,8 @@
 use fullverify_testkit as common;
 
 use bitcoin::hashes::Hash;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
 use fullverify::sighash::TxContext;
 use std::hint::black_box;
@@ -53,15 +54,25 @@ fn shape(n_in: usize, n_out: usize, taproot: bool) -> (Transaction, Vec<TxOut>) 
     (tx, spent)
 }
 
-fn to_rb(tx: &Transaction) -> bitcoin::Transaction {
-    bitcoin::consensus::deserialize(&tx.to_bytes(true)).expect("same encoding")
+/// The same transaction and spent outputs as rust-bitcoin's types.
+fn to_rb(tx: &Transaction, spent: &[TxOut]) -> (bitcoin::Transaction, Vec<bitcoin::TxOut>) {
+    let rtx = bitcoin::consensus::deserialize(&tx.to_bytes(true)).expect("same encoding");
+    let rspent = spent
+        .iter()
+        .map(|o| bitcoin::TxOut {
+            value: bitcoin::Amount::from_sat(o.value as u64),
+            script_pubkey: bitcoin::ScriptBuf::from_bytes(o.script_pubkey.clone()),
+        })
+        .collect();
+    (rtx, rspent)
 }
 
-fn rb_txout(o: &TxOut) -> bitcoin::TxOut {
-    bitcoin::TxOut {
-        value: bitcoin::Amount::from_sat(o.value as u64),
-        script_pubkey: bitcoin::ScriptBuf::from_bytes(o.script_pubkey.clone()),
-    }
+/// A group measuring all inputs' sighashes of one transaction, with throughput per input.
+fn per_input_group<'a>(c: &'a mut Criterion, name: &str, n_in: usize) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(n_in as u64));
+    g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2)).sample_size(20);
+    g
 }
 
 fn sighash_benches(c: &mut Criterion) {
@@ -69,8 +80,7 @@ fn sighash_benches(c: &mut Criterion) {
         let id = format!("{n_in}x{n_out}");
         // BIP143 (P2WPKH inputs).
         let (tx, spent) = shape(n_in, n_out, false);
-        let rtx = to_rb(&tx);
-        let rspent: Vec<bitcoin::TxOut> = spent.iter().map(rb_txout).collect();
+        let (rtx, rspent) = to_rb(&tx, &spent);
         // Same answers first.
         {
             let ctx = TxContext::new(&tx, Some(&spent));
@@ -89,9 +99,7 @@ fn sighash_benches(c: &mut Criterion) {
                 assert_eq!(ours, theirs.to_byte_array());
             }
         }
-        let mut g = c.benchmark_group("bip143");
-        g.throughput(Throughput::Elements(n_in as u64));
-        g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2)).sample_size(20);
+        let mut g = per_input_group(c, "bip143", n_in);
         g.bench_function(BenchmarkId::new("fullverify", &id), |b| {
             b.iter(|| {
                 let ctx = TxContext::new(&tx, Some(&spent));
@@ -123,8 +131,7 @@ fn sighash_benches(c: &mut Criterion) {
 
         // BIP341 (key-path, SIGHASH_DEFAULT).
         let (tx, spent) = shape(n_in, n_out, true);
-        let rtx = to_rb(&tx);
-        let rspent: Vec<bitcoin::TxOut> = spent.iter().map(rb_txout).collect();
+        let (rtx, rspent) = to_rb(&tx, &spent);
         {
             let ctx = TxContext::new(&tx, Some(&spent));
             let mut cache = bitcoin::sighash::SighashCache::new(&rtx);
@@ -137,9 +144,7 @@ fn sighash_benches(c: &mut Criterion) {
                 assert_eq!(ours, theirs.to_byte_array());
             }
         }
-        let mut g = c.benchmark_group("bip341");
-        g.throughput(Throughput::Elements(n_in as u64));
-        g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2)).sample_size(20);
+        let mut g = per_input_group(c, "bip341", n_in);
         g.bench_function(BenchmarkId::new("fullverify", &id), |b| {
             b.iter(|| {
                 let ctx = TxContext::new(&tx, Some(&spent));
