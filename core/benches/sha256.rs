@@ -29,13 +29,7 @@ fn bench_sha256d64(c: &mut Criterion) {
     let mut rng = SplitMix64(7);
     let mut g = c.benchmark_group("sha256d64");
     for n in [1usize, 2, 64, 1024] {
-        let inp: Vec<[u8; 64]> = (0..n)
-            .map(|_| {
-                let mut m = [0u8; 64];
-                rng.fill(&mut m);
-                m
-            })
-            .collect();
+        let inp: Vec<[u8; 64]> = (0..n).map(|_| rng.bytes()).collect();
         let mut out = vec![[0u8; 32]; n];
         g.throughput(Throughput::Bytes(64 * n as u64));
         for b in Backend::available() {

@@ -128,11 +128,16 @@ impl SplitMix64 {
         }
     }
 
-    /// 32 pseudo-random bytes.
-    pub fn bytes32(&mut self) -> [u8; 32] {
-        let mut b = [0u8; 32];
+    /// `N` pseudo-random bytes.
+    pub fn bytes<const N: usize>(&mut self) -> [u8; N] {
+        let mut b = [0u8; N];
         self.fill(&mut b);
         b
+    }
+
+    /// 32 pseudo-random bytes.
+    pub fn bytes32(&mut self) -> [u8; 32] {
+        self.bytes()
     }
 }
 

@@ -63,13 +63,7 @@ fn main() {
 
     // 1. sha256d64 on a batch of independent nodes.
     let batch = 1024;
-    let nodes: Vec<[u8; 64]> = (0..batch)
-        .map(|_| {
-            let mut m = [0u8; 64];
-            rng.fill(&mut m);
-            m
-        })
-        .collect();
+    let nodes: Vec<[u8; 64]> = (0..batch).map(|_| rng.bytes()).collect();
     let mut out = vec![[0u8; 32]; batch];
     for b in &backends {
         sha256d64_many(*b, &nodes, &mut out);

@@ -51,11 +51,7 @@ fn main() {
     let rounds = args.rounds.unwrap_or(if args.quick { 15 } else { 101 });
     let sample_ns = if args.quick { 1e6 } else { 2e6 };
     let mut rng = SplitMix64(0x1f3a_0001);
-    let fe = |rng: &mut SplitMix64| {
-        let mut b = [0u8; 32];
-        rng.fill(&mut b);
-        FieldElement::from_bytes_reduce(&b)
-    };
+    let fe = |rng: &mut SplitMix64| FieldElement::from_bytes_reduce(&rng.bytes32());
 
     // 1. Field kernels.
     let a8: [FieldElement; 8] = core::array::from_fn(|_| fe(&mut rng));
@@ -178,13 +174,7 @@ fn main() {
     rng.fill(&mut buf);
     let y = Num3072::from_le_bytes(&buf);
     assert_eq!(x.mul_with(ifma, &y), x.mul_with(Backend::portable(), &y));
-    let elems: Vec<[u8; 36]> = (0..64)
-        .map(|_| {
-            let mut e = [0u8; 36];
-            rng.fill(&mut e);
-            e
-        })
-        .collect();
+    let elems: Vec<[u8; 36]> = (0..64).map(|_| rng.bytes()).collect();
     let mut h1 = MuHash3072::new();
     let mut h2 = MuHash3072::new();
     for e in &elems {
