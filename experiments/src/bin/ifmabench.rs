@@ -67,31 +67,12 @@ fn main() {
         let (a, b) = (a8[0], b8[0]);
         let (a8, b8) = (&a8, &b8);
         let mut arms: Vec<Arm> = Vec::new();
-        for (name, k) in [("mul", FieldKernel::Mul), ("sqr", FieldKernel::Sqr)] {
-            let reps = calibrate(
-                || {
-                    keep(field_chain_with(scalar, k, &a, &b, chain));
-                },
-                sample_ns,
-            );
-            arms.push(Arm::new(format!("{name}/{scalar}/latency"), reps * chain as u64, move || {
-                for _ in 0..reps {
-                    keep(field_chain_with(scalar, k, keep(&a), &b, chain));
-                }
-            }));
-            let reps = calibrate(
-                || {
-                    keep(field_chain_x8_with(ifma, k, a8, b8, chain));
-                },
-                sample_ns,
-            );
-            arms.push(Arm::new(format!("{name}_x8/ifma/step"), reps * chain as u64, move || {
-                for _ in 0..reps {
-                    keep(field_chain_x8_with(ifma, k, keep(a8), b8, chain));
-                }
-            }));
-        }
-        for (name, k, n) in [("inv", FieldKernel::Inv, 4usize), ("inv_vartime", FieldKernel::InvVartime, 4)] {
+        for (name, k, n) in [
+            ("mul", FieldKernel::Mul, chain),
+            ("sqr", FieldKernel::Sqr, chain),
+            ("inv", FieldKernel::Inv, 4),
+            ("inv_vartime", FieldKernel::InvVartime, 4),
+        ] {
             let reps = calibrate(
                 || {
                     keep(field_chain_with(scalar, k, &a, &b, n));
