@@ -4,7 +4,7 @@
 
 use fullverify::chain::Network;
 use fullverify::chainstate::{Chainstate, ChainstateOptions};
-use fullverify_experiments::chaingen::{block_bytes, generate, recount, Manifest, Profile};
+use fullverify_experiments::chaingen::{block_bytes, generate, recount, Corpus, Manifest, Profile};
 
 fn connect_all(blocks: &[Vec<u8>], m: &Manifest) {
     let mut opts = ChainstateOptions::new(Network::Regtest);
@@ -24,6 +24,15 @@ fn connect_all(blocks: &[Vec<u8>], m: &Manifest) {
     assert_eq!(s.muhash.as_ref(), Some(&m.expected_state.muhash));
 }
 
+/// The corpus of `profile` and `seed`, checked valid block by block and counted as its manifest
+/// says ([`connect_all`], [`recount`]).
+fn valid_corpus(profile: Profile, seed: u64) -> Corpus {
+    let c = generate(profile, seed, 2, &mut ());
+    connect_all(&c.blocks, &c.manifest);
+    assert_eq!(recount(&c.blocks, &c.manifest).unwrap(), c.manifest.inputs_by_era);
+    c
+}
+
 #[test]
 fn same_seed_same_bytes_for_any_thread_count() {
     let a = generate(Profile::Tiny, 11, 1, &mut ());
@@ -40,10 +49,8 @@ fn same_seed_same_bytes_for_any_thread_count() {
 
 #[test]
 fn every_block_is_valid_and_the_counts_match_a_recount() {
-    let c = generate(Profile::Tiny, 5, 2, &mut ());
+    let c = valid_corpus(Profile::Tiny, 5);
     let m = &c.manifest;
-    connect_all(&c.blocks, m);
-    assert_eq!(recount(&c.blocks, m).unwrap(), m.inputs_by_era);
     let total: u64 = m.inputs_by_type.values().sum();
     assert_eq!(total, m.inputs);
     assert_eq!(m.eras.iter().map(|e| e.inputs).sum::<u64>(), m.inputs);
@@ -55,10 +62,8 @@ fn every_block_is_valid_and_the_counts_match_a_recount() {
 
 #[test]
 fn small_profile_is_valid_with_every_kind_and_the_stress_shapes() {
-    let c = generate(Profile::Small, 20_090_103, 2, &mut ());
+    let c = valid_corpus(Profile::Small, 20_090_103);
     let m = &c.manifest;
-    connect_all(&c.blocks, m);
-    assert_eq!(recount(&c.blocks, m).unwrap(), m.inputs_by_era);
     for k in fullverify_experiments::chaingen::Kind::ALL {
         assert!(m.inputs_by_type.get(k.name()).copied().unwrap_or(0) > 0, "no {} input", k.name());
     }
