@@ -40,38 +40,37 @@ CANON="$BIN/replay-$CANONICAL_ALLOC"
 ab() { "$PY" experiments/python/abrun.py "$@" "${EXTRA[@]}"; }
 EXTRA=("$@")
 
-ALLOC_CORPUS=$(ab --name alloc-corpus --pairs "$CORPUS_PAIRS" \
-  --control "system::$BIN/replay-system::--threads 2" \
-  --candidate "mimalloc::$BIN/replay-mimalloc::--threads 2" \
-  --note "allocator calibration, default corpus; canonical allocator: $CANONICAL_ALLOC")
-ALLOC_BLOCK=$(ab --name alloc-866342 --pairs "$BLOCK_PAIRS" \
-  --control "system::$BIN/replay-system::--threads 2 $BLOCK" \
-  --candidate "mimalloc::$BIN/replay-mimalloc::--threads 2 $BLOCK" \
-  --note "allocator calibration, block 866342; canonical allocator: $CANONICAL_ALLOC")
-ab --name malloc-corpus --pairs "$CORPUS_PAIRS" \
-  --control "glibc default::$BIN/replay-system::--threads 2 --malloc default" \
-  --candidate "glibc tuned::$BIN/replay-system::--threads 2 --malloc tuned" \
-  --note "glibc malloc settings (replay --malloc), default corpus"
-ab --name malloc-866342 --pairs "$BLOCK_PAIRS" \
-  --control "glibc default::$BIN/replay-system::--threads 2 --malloc default $BLOCK" \
-  --candidate "glibc tuned::$BIN/replay-system::--threads 2 --malloc tuned $BLOCK" \
-  --note "glibc malloc settings (replay --malloc), block 866342"
-ab --name threads-866342 --pairs "$BLOCK_PAIRS" \
-  --control "1 thread::$CANON::--threads 1 $BLOCK" \
-  --candidate "2 threads::$CANON::--threads 2 $BLOCK" \
-  --note "thread scaling, block 866342, $CANONICAL_ALLOC allocator"
-ab --name threads-corpus --pairs "$CORPUS_PAIRS" \
-  --control "1 thread::$CANON::--threads 1" \
-  --candidate "2 threads::$CANON::--threads 2" \
-  --note "thread scaling, default corpus, $CANONICAL_ALLOC allocator"
-ab --name sigmode-866342 --pairs "$BLOCK_PAIRS" \
-  --control "inline::$CANON::--threads 2 --sig-checks inline $BLOCK" \
-  --candidate "many::$CANON::--threads 2 --sig-checks many $BLOCK" \
-  --note "signature checks inline vs deferred to verify_many, block 866342, $CANONICAL_ALLOC allocator"
-ab --name sigmode-corpus --pairs "$CORPUS_PAIRS" \
-  --control "inline::$CANON::--threads 2 --sig-checks inline" \
-  --candidate "many::$CANON::--threads 2 --sig-checks many" \
-  --note "signature checks inline vs deferred to verify_many, default corpus, $CANONICAL_ALLOC allocator"
+# campaign NAME TARGET CONTROL CANDIDATE TOPIC [SUFFIX]: the campaign NAME-TARGET on the
+# default corpus (TARGET corpus, CORPUS_PAIRS pairs) or on block 866342 (TARGET 866342,
+# BLOCK_PAIRS pairs, the block's arguments after each arm's). CONTROL and CANDIDATE are
+# LABEL::BINARY::ARGS; the note reads "TOPIC, <the target>SUFFIX".
+campaign() {
+  local name=$1 target=$2 control=$3 candidate=$4 topic=$5 suffix=${6:-}
+  local pairs=$CORPUS_PAIRS where="default corpus"
+  if [ "$target" = 866342 ]; then
+    pairs=$BLOCK_PAIRS where="block 866342" control+=" $BLOCK" candidate+=" $BLOCK"
+  fi
+  ab --name "$name-$target" --pairs "$pairs" --control "$control" --candidate "$candidate" \
+    --note "$topic, $where$suffix"
+}
+
+ALLOC=("system::$BIN/replay-system::--threads 2" "mimalloc::$BIN/replay-mimalloc::--threads 2"
+  "allocator calibration" "; canonical allocator: $CANONICAL_ALLOC")
+ALLOC_CORPUS=$(campaign alloc corpus "${ALLOC[@]}")
+ALLOC_BLOCK=$(campaign alloc 866342 "${ALLOC[@]}")
+for target in corpus 866342; do
+  campaign malloc "$target" "glibc default::$BIN/replay-system::--threads 2 --malloc default" \
+    "glibc tuned::$BIN/replay-system::--threads 2 --malloc tuned" "glibc malloc settings (replay --malloc)"
+done
+for target in 866342 corpus; do
+  campaign threads "$target" "1 thread::$CANON::--threads 1" "2 threads::$CANON::--threads 2" \
+    "thread scaling" ", $CANONICAL_ALLOC allocator"
+done
+for target in 866342 corpus; do
+  campaign sigmode "$target" "inline::$CANON::--threads 2 --sig-checks inline" \
+    "many::$CANON::--threads 2 --sig-checks many" \
+    "signature checks inline vs deferred to verify_many" ", $CANONICAL_ALLOC allocator"
+done
 
 ARM=control; [ "$CANONICAL_ALLOC" = mimalloc ] && ARM=candidate
 POSTURE="replay with the $CANONICAL_ALLOC allocator (with the system one: --malloc tuned, the default), --threads 2, the backend Backend::detect() picks, every signature checked"
