@@ -415,7 +415,7 @@ fn tiny_cache_and_periodic_flushes_reach_the_same_state() {
 #[test]
 fn every_muhash_policy_gives_the_same_state() {
     use fullverify::chainstate::MuhashPolicy;
-    for (network, raw) in [(Network::Mainnet, mainnet_0_438()), (Network::Regtest, regtest_blocks())] {
+    for (network, raw) in [(Network::Mainnet, mainnet_0_438()), (Network::Regtest, regtest_1_206())] {
         let Some(raw) = raw else { return };
         let run = |muhash: MuhashPolicy, threads: usize| {
             let mut cs = Chainstate::open_in_memory(ChainstateOptions { muhash, ..opts(network, threads) });
