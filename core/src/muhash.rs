@@ -207,25 +207,17 @@ impl Num3072 {
     /// `x_k = self^(2^k − 1)`), 21 squarings, and a 20-bit tail by square-and-multiply.
     pub fn inverse(&self) -> Num3072 {
         let a = self.reduced();
-        // x_k = a^(2^k - 1) for k in the chain 1, 2, 3, 6, 12, 24, 48, 96, 192, 384, 768, 1536,
-        // 3072 is too far; build 3051 = 1536 + 768 + 384 + 192 + 96 + 48 + 24 + 3.
-        let x1 = a;
-        let x2 = x1.sqr().mul(&x1);
-        let x3 = x2.sqr().mul(&x1);
-        let x6 = x3.sqr_n(3).mul(&x3);
-        let x12 = x6.sqr_n(6).mul(&x6);
-        let x24 = x12.sqr_n(12).mul(&x12);
-        let x48 = x24.sqr_n(24).mul(&x24);
-        let x96 = x48.sqr_n(48).mul(&x48);
-        let x192 = x96.sqr_n(96).mul(&x96);
-        let x384 = x192.sqr_n(192).mul(&x192);
-        let x768 = x384.sqr_n(384).mul(&x384);
-        let x1536 = x768.sqr_n(768).mul(&x768);
-        let mut acc = x1536;
-        for (k, xk) in
-            [(768, &x768), (384, &x384), (192, &x192), (96, &x96), (48, &x48), (24, &x24), (3, &x3)]
-        {
-            acc = acc.sqr_n(k).mul(xk);
+        // x_k = a^(2^k − 1): x_3 from a, then x_{2k} = x_k^(2^k)·x_k for k = 3, 6, …, 768.
+        let x3 = a.sqr().mul(&a).sqr().mul(&a);
+        let mut x = [x3; 10];
+        for i in 1..10 {
+            x[i] = x[i - 1].sqr_n(3 << (i - 1)).mul(&x[i - 1]);
+        }
+        // x[i] = x_{3·2^i}; 3051 = 1536 + 768 + 384 + 192 + 96 + 48 + 24 + 3, each step
+        // x_{j+k} = x_j^(2^k)·x_k appending one more run of ones.
+        let mut acc = x[9];
+        for i in [8, 7, 6, 5, 4, 3, 0] {
+            acc = acc.sqr_n(3 << i).mul(&x[i]);
         }
         // acc = a^(2^3051 − 1). Now the low 21 bits of the exponent: 993433.
         const TAIL: u32 = (1 << 21) - (MAX_PRIME_DIFF as u32 + 2);

@@ -12,16 +12,20 @@ use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
 use fullverify::script::{BackendVerifier, ScriptError, ScriptFlags};
 use fullverify::utxo::Coin;
-use fullverify::validation::{self, check_block_with_spent, verify_scripts, SigMode};
+use fullverify::validation::{self, check_block_with_spent, verify_scripts, CheckOptions, SigMode};
 use fullverify::Backend;
+
+/// The options of a check on the detected backend.
+fn checks(network: Network, threads: usize, sig_mode: SigMode) -> CheckOptions {
+    CheckOptions { network, threads, backend: Backend::detect(), sig_mode }
+}
 
 fn check_real(r: &BlockWithPrevouts, hash: &str, n_inputs: usize) {
     for (threads, mode) in
         [(1, SigMode::Inline), (2, SigMode::Inline), (2, SigMode::for_backend(Backend::detect()))]
     {
-        let s =
-            check_block_with_spent(&r.raw, &r.coins, r.height, r.network, threads, Backend::detect(), mode)
-                .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        let s = check_block_with_spent(&r.raw, &r.coins, r.height, &checks(r.network, threads, mode))
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
         assert_eq!(fullverify::encode::display_hex(&s.hash), hash);
         assert_eq!(s.inputs, n_inputs);
         assert_eq!(s.coinbase_value, s.subsidy + s.fees, "coinbase = subsidy + fees");
@@ -38,8 +42,7 @@ fn mainnet_866342_with_spent() {
     let mut bad = r.coins.clone();
     bad[0].out.value += 1;
     for mode in SigMode::ALL {
-        assert!(check_block_with_spent(&r.raw, &bad, r.height, Network::Mainnet, 2, Backend::detect(), mode)
-            .is_err());
+        assert!(check_block_with_spent(&r.raw, &bad, r.height, &checks(Network::Mainnet, 2, mode)).is_err());
     }
 }
 
@@ -65,16 +68,8 @@ fn mainnet_866342_every_signature_mode_same_summary() {
     };
     for threads in [1, 2] {
         let run = |mode| {
-            check_block_with_spent(
-                &r.raw,
-                &r.coins,
-                r.height,
-                Network::Mainnet,
-                threads,
-                Backend::detect(),
-                mode,
-            )
-            .unwrap_or_else(|e| panic!("{mode}: {e}"))
+            check_block_with_spent(&r.raw, &r.coins, r.height, &checks(Network::Mainnet, threads, mode))
+                .unwrap_or_else(|e| panic!("{mode}: {e}"))
         };
         let want = key(run(SigMode::Inline));
         for mode in SigMode::ALL {
@@ -113,7 +108,7 @@ fn mainnet_866342_checks_beside_scripts_same_verdict() {
     let first = outside.next().unwrap();
     let last = outside.next_back().unwrap();
     let verdict = |spent: &[Coin], threads: usize, mode: SigMode| {
-        check_block_with_spent(&r.raw, spent, r.height, Network::Mainnet, threads, Backend::detect(), mode)
+        check_block_with_spent(&r.raw, spent, r.height, &checks(Network::Mainnet, threads, mode))
             .map(|s| (s.fees, s.sigops_cost))
             .map_err(|e| (e.reason, e.tx.map(|t| t.0), e.input))
     };

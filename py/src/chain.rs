@@ -10,7 +10,7 @@ use fullverify::chain::Network;
 use fullverify::chainstate::{ChainstateOptions, MuhashPolicy};
 use fullverify::encode::{display_hex, TxOut};
 use fullverify::utxo::Coin;
-use fullverify::validation::{check_block_with_spent, SigMode};
+use fullverify::validation::{check_block_with_spent, CheckOptions, SigMode};
 use fullverify_driver::replay::{run_chain, Failure, Settings, SourceKind, Store};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -96,7 +96,7 @@ fn check_block(
     }
     let threads = threads_arg(threads);
     let r = py.detach(|| {
-        check_block_with_spent(block, &coins, height, network, threads, b, SigMode::for_backend(b))
+        check_block_with_spent(block, &coins, height, &CheckOptions::new(network, threads, b))
             .map(|_| ())
             .map_err(|e| e.reason)
     });

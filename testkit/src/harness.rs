@@ -10,7 +10,7 @@ use fullverify::chain::Network;
 use fullverify::encode::{Block, OutPoint, Reader, Transaction, TxIn, TxOut};
 use fullverify::script::asm::parse_asm;
 use fullverify::script::flags::{self as fl, ScriptFlags as F};
-use fullverify::script::{verify_input, verify_script, ScriptError, SigVerifier};
+use fullverify::script::{verify_input, verify_script, ScriptError, SigVerifier, TweakCheck};
 use fullverify::sighash::TxContext;
 use fullverify::utxo::Coin;
 use fullverify_driver::spent;
@@ -136,15 +136,10 @@ impl<V: SigVerifier> SigVerifier for CachingVerifier<'_, V> {
         let key = [&[1u8][..], xonly, sig64, msg32].concat();
         self.cached(key, || self.inner.verify_schnorr(xonly, sig64, msg32))
     }
-    fn tweak_add_check(
-        &self,
-        internal: &[u8; 32],
-        tweak: &[u8; 32],
-        output: &[u8; 32],
-        parity: bool,
-    ) -> bool {
-        let key = [&[2u8][..], internal, tweak, output, &[parity as u8]].concat();
-        self.cached(key, || self.inner.tweak_add_check(internal, tweak, output, parity))
+    fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool {
+        let c = check;
+        let key = [&[2u8][..], c.internal, c.tweak, c.output, &[c.parity as u8]].concat();
+        self.cached(key, || self.inner.tweak_add_check(check))
     }
 }
 

@@ -25,7 +25,7 @@ pub use vectors::{
 /// Serializes a block (BIP144 form when it has witnesses): the replay's own.
 pub use fullverify_driver::replay::block_bytes;
 
-use fullverify::script::SigVerifier;
+use fullverify::script::{SigVerifier, TweakCheck};
 use secp256k1::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
 
 /// libsecp256k1-backed signature checks.
@@ -45,17 +45,11 @@ impl SigVerifier for SecpVerifier {
         schnorr::verify(&sig, msg32, &pk).is_ok()
     }
 
-    fn tweak_add_check(
-        &self,
-        internal: &[u8; 32],
-        tweak: &[u8; 32],
-        output: &[u8; 32],
-        parity: bool,
-    ) -> bool {
-        let Ok(p) = XOnlyPublicKey::from_byte_array(*internal) else { return false };
-        let Ok(q) = XOnlyPublicKey::from_byte_array(*output) else { return false };
-        let Ok(t) = Scalar::from_be_bytes(*tweak) else { return false };
-        p.tweak_add_check(&q, if parity { Parity::Odd } else { Parity::Even }, t)
+    fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool {
+        let Ok(p) = XOnlyPublicKey::from_byte_array(*check.internal) else { return false };
+        let Ok(q) = XOnlyPublicKey::from_byte_array(*check.output) else { return false };
+        let Ok(t) = Scalar::from_be_bytes(*check.tweak) else { return false };
+        p.tweak_add_check(&q, if check.parity { Parity::Odd } else { Parity::Even }, t)
     }
 }
 

@@ -35,15 +35,6 @@ pub(crate) trait FieldOps: Copy + Clone + fmt::Debug + Send + Sync + 'static {
     /// Precondition: normalized.
     fn is_odd(&self) -> bool;
 
-    /// Repeated squaring a^(2^n).
-    #[inline(always)]
-    fn sqr_n(&self, n: usize) -> Self {
-        let mut r = *self;
-        for _ in 0..n {
-            r = r.sqr();
-        }
-        r
-    }
     /// Equality of values mod p (variable time).
     #[inline(always)]
     fn eq_var(&self, b: &Self) -> bool {
@@ -124,16 +115,24 @@ pub(crate) trait ChainOps: Copy {
     }
 }
 
-impl<F: FieldOps> ChainOps for F {
-    #[inline(always)]
-    fn chain_mul(&self, b: &Self) -> Self {
-        self.mul(b)
-    }
-    #[inline(always)]
-    fn chain_sqr(&self) -> Self {
-        self.sqr()
-    }
+/// `impl ChainOps` for a type with `mul` and `sqr` methods (the trait's or its own).
+macro_rules! chain_ops_by_mul_sqr {
+    (impl<$P:ident: $B:path> for $T:ty) => {
+        impl<$P: $B> $crate::backend::field::ChainOps for $T {
+            #[inline(always)]
+            fn chain_mul(&self, b: &Self) -> Self {
+                self.mul(b)
+            }
+            #[inline(always)]
+            fn chain_sqr(&self) -> Self {
+                self.sqr()
+            }
+        }
+    };
 }
+pub(crate) use chain_ops_by_mul_sqr;
+
+chain_ops_by_mul_sqr!(impl<F: FieldOps> for F);
 
 /// The shared start of the inversion (a^(p−2)) and square-root (a^((p+1)/4)) chains:
 /// (x2, x22, x223) with xk = a^(2^k − 1), by 222 squarings and 11 multiplications.
@@ -151,4 +150,27 @@ pub(crate) fn pow_2k_minus_1<T: ChainOps>(a: &T) -> (T, T, T) {
     let x220 = x176.chain_sqr_n(44).chain_mul(&x44);
     let x223 = x220.chain_sqr_n(3).chain_mul(&x3);
     (x2, x22, x223)
+}
+
+/// a^(p−2) = a⁻¹ (0 ↦ 0), constant time: 255 squarings and 15 multiplications.
+///
+/// p − 2 in binary is 223 ones, a zero, 22 ones, four zeros, 1, 0, 11, 0, 1:
+/// ((((2^223−1)·2^23 + 2^22−1)·2^5 + 1)·2^3 + 3)·2^2 + 1.
+#[inline(always)]
+pub(crate) fn pow_p_minus_2<T: ChainOps>(a: &T) -> T {
+    let (x2, x22, x223) = pow_2k_minus_1(a);
+    let t = x223.chain_sqr_n(23).chain_mul(&x22);
+    let t = t.chain_sqr_n(5).chain_mul(a);
+    let t = t.chain_sqr_n(3).chain_mul(&x2);
+    t.chain_sqr_n(2).chain_mul(a)
+}
+
+/// a^((p+1)/4), a square root of a when one exists: 253 squarings and 13 multiplications.
+/// (p+1)/4 = ((2^223−1)·2^23 + 2^22−1)·2^6 + 3)·2^2.
+#[inline(always)]
+pub(crate) fn pow_p_plus_1_over_4<T: ChainOps>(a: &T) -> T {
+    let (x2, x22, x223) = pow_2k_minus_1(a);
+    let t = x223.chain_sqr_n(23).chain_mul(&x22);
+    let t = t.chain_sqr_n(6).chain_mul(&x2);
+    t.chain_sqr_n(2)
 }

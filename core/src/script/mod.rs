@@ -25,5 +25,5 @@ pub mod sigops;
 pub mod verifier;
 
 pub use flags::ScriptFlags;
-pub use interpreter::{verify_input, verify_script, verify_tx, ScriptError, SigVerifier};
+pub use interpreter::{verify_input, verify_script, verify_tx, ScriptError, SigVerifier, TweakCheck};
 pub use verifier::{BackendVerifier, NativeVerifier};

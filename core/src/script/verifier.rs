@@ -9,7 +9,7 @@
 //! This file is the single point where the interpreter meets elliptic-curve code; swapping
 //! the signature backend means changing only this file.
 
-use super::interpreter::SigVerifier;
+use super::interpreter::{SigVerifier, TweakCheck};
 use crate::backend::Backend;
 use crate::secp256k1::{self as secp, ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 
@@ -27,14 +27,8 @@ impl SigVerifier for NativeVerifier {
         BackendVerifier(Backend::detect()).verify_schnorr(xonly, sig64, msg32)
     }
 
-    fn tweak_add_check(
-        &self,
-        internal: &[u8; 32],
-        tweak: &[u8; 32],
-        output: &[u8; 32],
-        parity: bool,
-    ) -> bool {
-        BackendVerifier(Backend::detect()).tweak_add_check(internal, tweak, output, parity)
+    fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool {
+        BackendVerifier(Backend::detect()).tweak_add_check(check)
     }
 }
 
@@ -56,14 +50,8 @@ impl SigVerifier for BackendVerifier {
         schnorr::verify_with(self.0, &pk, msg32, sig64)
     }
 
-    fn tweak_add_check(
-        &self,
-        internal: &[u8; 32],
-        tweak: &[u8; 32],
-        output: &[u8; 32],
-        parity: bool,
-    ) -> bool {
-        let Ok(p) = XOnlyPublicKey::parse_with(self.0, internal) else { return false };
-        secp::tweak_add_check(&p, tweak, output, parity)
+    fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool {
+        let Ok(p) = XOnlyPublicKey::parse_with(self.0, check.internal) else { return false };
+        secp::tweak_add_check(&p, check.tweak, check.output, check.parity)
     }
 }

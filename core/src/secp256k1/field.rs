@@ -18,30 +18,20 @@
 //! takes a `Backend` token, are public through `crate::secp256k1::arith`.
 
 use super::modinv::{modinv64_var, ModInfo, Signed62};
-use crate::backend::field::pow_2k_minus_1;
+use crate::backend::field::{pow_p_minus_2, pow_p_plus_1_over_4};
 pub(crate) use crate::backend::field::{words_from_be, words_ge, words_to_be, FieldOps, P_WORDS};
 use crate::backend::portable::field::Fe5x52;
 use core::fmt;
 
-/// a^(p−2) = a⁻¹ (0 ↦ 0), constant time.
-///
-/// p − 2 in binary is 223 ones, a zero, 22 ones, four zeros, 1, 0, 11, 0, 1:
-/// ((((2^223−1)·2^23 + 2^22−1)·2^5 + 1)·2^3 + 3)·2^2 + 1.
+/// a^(p−2) = a⁻¹ (0 ↦ 0), constant time (the addition chain of
+/// `backend::field::pow_p_minus_2`).
 pub(crate) fn inv<F: FieldOps>(a: &F) -> F {
-    let (x2, x22, x223) = pow_2k_minus_1(a);
-    let t = x223.sqr_n(23).mul(&x22);
-    let t = t.sqr_n(5).mul(a);
-    let t = t.sqr_n(3).mul(&x2);
-    t.sqr_n(2).mul(a)
+    pow_p_minus_2(a)
 }
 
 /// a^((p+1)/4); equals a square root when one exists.
-/// (p+1)/4 = ((2^223−1)·2^23 + 2^22−1)·2^6 + 3)·2^2.
 pub(crate) fn pow_p1_4<F: FieldOps>(a: &F) -> F {
-    let (x2, x22, x223) = pow_2k_minus_1(a);
-    let t = x223.sqr_n(23).mul(&x22);
-    let t = t.sqr_n(6).mul(&x2);
-    t.sqr_n(2)
+    pow_p_plus_1_over_4(a)
 }
 
 /// A square root of a, or `None` when a is not a quadratic residue. Constant time apart from

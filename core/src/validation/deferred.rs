@@ -6,7 +6,7 @@ use super::scripts::{flat_inputs, run_flat, ScriptFailure, CHUNK};
 use crate::backend::{Backend, BackendKind};
 use crate::crew::{on_workers, on_workers_beside, Side};
 use crate::encode::{Transaction, TxOut};
-use crate::script::interpreter::{verify_input, SigVerifier};
+use crate::script::interpreter::{verify_input, SigVerifier, TweakCheck};
 use crate::script::{BackendVerifier, ScriptFlags};
 use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use crate::sighash::TxContext;
@@ -210,14 +210,8 @@ impl SigVerifier for DeferringVerifier<'_> {
         true
     }
 
-    fn tweak_add_check(
-        &self,
-        internal: &[u8; 32],
-        tweak: &[u8; 32],
-        output: &[u8; 32],
-        parity: bool,
-    ) -> bool {
-        BackendVerifier(self.backend).tweak_add_check(internal, tweak, output, parity)
+    fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool {
+        BackendVerifier(self.backend).tweak_add_check(check)
     }
 }
 

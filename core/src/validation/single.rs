@@ -16,6 +16,29 @@ use crate::utxo::Coin;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+/// How [`check_block_with_spent`] checks a block: the network whose rules apply, the script
+/// workers (≥ 1; the calling thread is one), the signature backend and how the signature checks
+/// are done ([`verify_scripts_with`]; the verdict is the same in every mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The network whose rules apply.
+    pub network: Network,
+    /// Script-check workers.
+    pub threads: usize,
+    /// Signature backend.
+    pub backend: Backend,
+    /// How the signature checks are done.
+    pub sig_mode: SigMode,
+}
+
+impl CheckOptions {
+    /// `network` on `threads` workers with `backend` and the signature mode that suits it
+    /// ([`SigMode::for_backend`]).
+    pub fn new(network: Network, threads: usize, backend: Backend) -> CheckOptions {
+        CheckOptions { network, threads, backend, sig_mode: SigMode::for_backend(backend) }
+    }
+}
+
 /// The result of [`check_block_with_spent`].
 #[derive(Clone, Debug)]
 pub struct BlockCheckSummary {
@@ -60,10 +83,9 @@ impl CoinSource for ListSource {
 /// coinbase amount and every script are checked.
 ///
 /// `spent[k].height` and `spent[k].coinbase` matter for coinbase maturity; the rule flags are
-/// those of `height` on `network` ([`ChainParams::script_flags`]). A rejected block is
-/// reported as a [`BlockError`] whose `reason` is Core's reject reason. Scripts run on
-/// `threads` workers with `backend`; `sig_mode` says how the signature checks are done
-/// ([`verify_scripts_with`]), without changing the result.
+/// those of `height` on the options' network ([`ChainParams::script_flags`]). A rejected block
+/// is reported as a [`BlockError`] whose `reason` is Core's reject reason. Scripts run as
+/// [`CheckOptions`] says, without changing the result.
 ///
 /// Mainnet block 170, the first transaction between two keys, spends the coinbase of block 9:
 ///
@@ -71,7 +93,7 @@ impl CoinSource for ListSource {
 /// use fullverify::chain::Network;
 /// use fullverify::encode::TxOut;
 /// use fullverify::utxo::Coin;
-/// use fullverify::validation::{check_block_with_spent, SigMode};
+/// use fullverify::validation::{check_block_with_spent, CheckOptions, SigMode};
 /// use fullverify::Backend;
 ///
 /// let block = hex::decode(concat!(
@@ -99,21 +121,21 @@ impl CoinSource for ListSource {
 ///     height: 9,
 ///     coinbase: true,
 /// };
-/// let b = Backend::detect();
+/// let opts = CheckOptions { network: Network::Mainnet, threads: 1, backend: Backend::detect(), sig_mode: SigMode::Inline };
 ///
-/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, SigMode::Inline)
+/// let ok = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk.clone())], 170, &opts)
 ///     .unwrap();
 /// assert_eq!((ok.txs, ok.inputs, ok.fees), (2, 1, 0));
 ///
 /// // 49 BTC in, 50 BTC out.
-/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, Network::Mainnet, 1, b, SigMode::Inline)
+/// let e = check_block_with_spent(&block, &[coin(4_900_000_000, p2pk.clone())], 170, &opts)
 ///     .unwrap_err();
 /// assert_eq!(e.reason, "bad-txns-in-belowout");
 ///
 /// // Another key: the signature does not verify.
 /// let mut other = p2pk.clone();
 /// other[10] ^= 1;
-/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, Network::Mainnet, 1, b, SigMode::Inline)
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, other)], 170, &opts)
 ///     .unwrap_err();
 /// assert_eq!(
 ///     e.reason,
@@ -123,7 +145,7 @@ impl CoinSource for ListSource {
 /// assert_eq!((e.tx.map(|t| t.0), e.input), (Some(1), Some(0)));
 ///
 /// // A coinbase output spent too early.
-/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, Network::Mainnet, 1, b, SigMode::Inline)
+/// let e = check_block_with_spent(&block, &[coin(5_000_000_000, p2pk)], 100, &opts)
 ///     .unwrap_err();
 /// assert_eq!(e.reason, "bad-txns-premature-spend-of-coinbase");
 /// ```
@@ -131,17 +153,13 @@ pub fn check_block_with_spent(
     raw_block: &[u8],
     spent: &[Coin],
     height: u32,
-    network: Network,
-    threads: usize,
-    backend: Backend,
-    sig_mode: SigMode,
+    opts: &CheckOptions,
 ) -> Result<BlockCheckSummary, BlockError> {
     let t0 = Instant::now();
     let block = Block::from_bytes(raw_block)
         .map_err(|e| BlockError::new(format!("bad-block-decode ({e})"), [0; 32], height))?;
     let parse = t0.elapsed();
-    let mut summary =
-        check_decoded_block_with_spent(&block, spent, height, network, threads, backend, sig_mode)?;
+    let mut summary = check_decoded_block_with_spent(&block, spent, height, opts)?;
     summary.parse = parse;
     Ok(summary)
 }
@@ -158,11 +176,9 @@ pub fn check_decoded_block_with_spent(
     block: &Block,
     spent: &[Coin],
     height: u32,
-    network: Network,
-    threads: usize,
-    backend: Backend,
-    sig_mode: SigMode,
+    opts: &CheckOptions,
 ) -> Result<BlockCheckSummary, BlockError> {
+    let &CheckOptions { network, threads, backend, sig_mode } = opts;
     let params = network.params();
     let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
     let hash = block.block_hash();

@@ -10,7 +10,7 @@ use crate::spent::{bip34_height, finish_spent, read_spent_early, SpentFormat};
 use fullverify::chain::Network;
 use fullverify::encode::{display_hex, Block};
 use fullverify::utxo::Coin;
-use fullverify::validation::{check_decoded_block_with_spent, BlockCheckSummary, BlockError};
+use fullverify::validation::{check_decoded_block_with_spent, BlockCheckSummary, BlockError, CheckOptions};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -199,8 +199,12 @@ pub fn run_block(run: &BlockRun, settings: &Settings) -> Result<BlockOutcome, Fa
         .into_iter()
         .map(|s| Coin { out: s.txout, height: s.height.unwrap_or(0), coinbase: s.coinbase.unwrap_or(false) })
         .collect();
-    let result =
-        check_decoded_block_with_spent(&block, &coins, height, c.network, threads, c.backend, c.sig_mode);
+    let result = check_decoded_block_with_spent(
+        &block,
+        &coins,
+        height,
+        &CheckOptions { network: c.network, threads, backend: c.backend, sig_mode: c.sig_mode },
+    );
     let wall = start.elapsed();
     Ok(BlockOutcome {
         run: run.clone(),

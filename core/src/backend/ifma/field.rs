@@ -16,7 +16,7 @@
 //! them and adds the five squares (15 products).
 
 use super::lanes::Lanes;
-use crate::backend::field::{pow_2k_minus_1, ChainOps};
+use crate::backend::field::{pow_p_minus_2, pow_p_plus_1_over_4};
 use crate::backend::portable::field::Fe5x52;
 
 const M52: u64 = (1 << 52) - 1;
@@ -229,26 +229,11 @@ impl<L: Lanes> Fe5x52x8<L> {
         any.eq_mask(L::splat(0))
     }
 
-    /// a^(2^n).
-    #[inline(always)]
-    pub(crate) fn sqr_n(&self, n: usize) -> Self {
-        let mut r = *self;
-        for _ in 0..n {
-            r = r.sqr();
-        }
-        r
-    }
-
     /// a^(p−2) = a⁻¹ per lane (0 ↦ 0) by the addition chain of `secp256k1::field::inv`:
     /// 255 squarings and 15 multiplications on all eight lanes at once.
     #[inline(always)]
     pub(crate) fn inv(&self) -> Self {
-        let a = self;
-        let (x2, x22, x223) = pow_2k_minus_1(self);
-        let t = x223.sqr_n(23).mul(&x22);
-        let t = t.sqr_n(5).mul(a);
-        let t = t.sqr_n(3).mul(&x2);
-        t.sqr_n(2).mul(a)
+        pow_p_minus_2(self)
     }
 
     /// a^((p+1)/4) per lane, the candidate square root, by the addition chain of
@@ -256,23 +241,11 @@ impl<L: Lanes> Fe5x52x8<L> {
     /// The caller checks that its square is a (a is a quadratic residue exactly then).
     #[inline(always)]
     pub(crate) fn pow_p1_4(&self) -> Self {
-        let (x2, x22, x223) = pow_2k_minus_1(self);
-        let t = x223.sqr_n(23).mul(&x22);
-        let t = t.sqr_n(6).mul(&x2);
-        t.sqr_n(2)
+        pow_p_plus_1_over_4(self)
     }
 }
 
-impl<L: Lanes> ChainOps for Fe5x52x8<L> {
-    #[inline(always)]
-    fn chain_mul(&self, b: &Self) -> Self {
-        self.mul(b)
-    }
-    #[inline(always)]
-    fn chain_sqr(&self) -> Self {
-        self.sqr()
-    }
-}
+crate::backend::field::chain_ops_by_mul_sqr!(impl<L: Lanes> for Fe5x52x8<L>);
 
 /// p in 52-bit limbs (for tests and the canonical-form check).
 #[allow(dead_code)]

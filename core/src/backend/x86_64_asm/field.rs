@@ -60,6 +60,24 @@ macro_rules! fold_512 {
     };
 }
 
+/// `asm!` over a 512-bit product's template (leaving it in r8..r15), then [`fold_512!`], the
+/// product's input operands, and what both kernels share: the result in r8..r11 as the four
+/// outputs, the clobbered registers and the options. Expands to the `asm!` call; the caller
+/// wraps it in `unsafe` with its own `SAFETY` note.
+macro_rules! product_then_fold {
+    (($r0:ident, $r1:ident, $r2:ident, $r3:ident), [$($template:literal,)*], $($input:tt)*) => {
+        asm!(
+            $($template,)*
+            fold_512!(),
+            $($input)*
+            out("r8") $r0, out("r9") $r1, out("r10") $r2, out("r11") $r3,
+            out("r12") _, out("r13") _, out("r14") _, out("r15") _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            options(pure, readonly, nostack),
+        )
+    };
+}
+
 /// A field element in 4×64 representation (value < 2^256, maybe ≥ p).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fe4x64Asm(pub(crate) [u64; 4]);
@@ -76,7 +94,9 @@ impl Fe4x64Asm {
         // declared registers. Needs BMI2+ADX: this code is reached only through an Asm
         // `Backend` token, which exists only on a CPU with both (see the module docs).
         unsafe {
-            asm!(
+            product_then_fold!(
+                (r0, r1, r2, r3),
+                [
                 // Row 0: t0..t4 = a0·b.
                 "mov rdx, qword ptr [rsi]",
                 "mulx r9, r8, qword ptr [rdi]",
@@ -138,13 +158,9 @@ impl Fe4x64Asm {
                 "mov eax, 0",
                 "adox r15, rax",
                 "adcx r15, rax",
-                fold_512!(),
+                ],
                 in("rsi") self.0.as_ptr(),
                 in("rdi") b.0.as_ptr(),
-                out("r8") r0, out("r9") r1, out("r10") r2, out("r11") r3,
-                out("r12") _, out("r13") _, out("r14") _, out("r15") _,
-                out("rax") _, out("rcx") _, out("rdx") _,
-                options(pure, readonly, nostack),
             );
         }
         Fe4x64Asm([r0, r1, r2, r3])
@@ -158,7 +174,9 @@ impl Fe4x64Asm {
         // registers. Needs BMI2+ADX: this code is reached only through an Asm `Backend`
         // token, which exists only on a CPU with both (see the module docs).
         unsafe {
-            asm!(
+            product_then_fold!(
+                (r0, r1, r2, r3),
+                [
                 // Cross products a_i·a_j (i < j) into t1..t6 = r9..r14.
                 "mov rdx, qword ptr [rsi]",
                 "mulx r10, r9, qword ptr [rsi + 8]",
@@ -206,12 +224,8 @@ impl Fe4x64Asm {
                 "mulx rcx, rax, rdx",
                 "adc r14, rax",
                 "adc r15, rcx",
-                fold_512!(),
+                ],
                 in("rsi") self.0.as_ptr(),
-                out("r8") r0, out("r9") r1, out("r10") r2, out("r11") r3,
-                out("r12") _, out("r13") _, out("r14") _, out("r15") _,
-                out("rax") _, out("rcx") _, out("rdx") _,
-                options(pure, readonly, nostack),
             );
         }
         Fe4x64Asm([r0, r1, r2, r3])

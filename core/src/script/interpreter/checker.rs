@@ -26,11 +26,25 @@ pub trait SigVerifier: Sync {
     }
     /// BIP340 verification of a 64-byte signature on a 32-byte message.
     fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool;
-    /// BIP341 commitment check: `output == internal + tweak·G` with `output`'s y parity equal to
-    /// `parity` (libsecp256k1's `xonly_pubkey_tweak_add_check`); false if `internal` is not a
-    /// valid x-only key or the tweak overflows.
-    fn tweak_add_check(&self, internal: &[u8; 32], tweak: &[u8; 32], output: &[u8; 32], parity: bool)
-        -> bool;
+    /// The BIP341 commitment check ([`TweakCheck`], libsecp256k1's
+    /// `xonly_pubkey_tweak_add_check`); false if the internal key is not a valid x-only key or
+    /// the tweak overflows.
+    fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool;
+}
+
+/// A BIP341 commitment to check: `output == internal + tweak·G`, with `output`'s y parity
+/// equal to `parity` (odd when true). The three keys are named, not positional: they have the
+/// same type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TweakCheck<'a> {
+    /// The internal x-only key (the control block's).
+    pub internal: &'a [u8; 32],
+    /// The tweak, `hash_TapTweak(internal ‖ merkle root)`.
+    pub tweak: &'a [u8; 32],
+    /// The output x-only key (the witness program).
+    pub output: &'a [u8; 32],
+    /// The output key's y parity (the control block's low bit).
+    pub parity: bool,
 }
 
 const LOCKTIME_THRESHOLD: i64 = 500_000_000;

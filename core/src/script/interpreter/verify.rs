@@ -2,7 +2,7 @@
 //! `VerifyScript` and `VerifyWitnessProgram` (script/interpreter.cpp): scriptSig then
 //! scriptPubKey, P2SH (BIP16), segwit v0 (BIP141/143), taproot key and script path (BIP341).
 
-use super::checker::{Checker, SigVerifier};
+use super::checker::{Checker, SigVerifier, TweakCheck};
 use super::error::{Res, ScriptError};
 use super::eval::{eval_script, Stack, MAX_SCRIPT_ELEMENT_SIZE, MAX_STACK_SIZE};
 use super::exec::{ExecData, SigVersion};
@@ -128,7 +128,8 @@ fn verify_witness_program<V: SigVerifier + ?Sized>(
         let root = taproot_merkle_root(control, leaf);
         let internal: &[u8; 32] = control[1..33].try_into().expect("32 bytes");
         let tweak = taptweak_hash(internal, Some(&root));
-        if !checker.verifier.tweak_add_check(internal, &tweak, output, control[0] & 1 == 1) {
+        let check = TweakCheck { internal, tweak: &tweak, output, parity: control[0] & 1 == 1 };
+        if !checker.verifier.tweak_add_check(&check) {
             return Err(ScriptError::WitnessProgramMismatch);
         }
         exec.tapleaf_hash = Some(leaf);
