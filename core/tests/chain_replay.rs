@@ -42,41 +42,13 @@ fn rev_hex(h: &[u8; 32]) -> String {
 // An independent MuHash: SHA-256 (the sha2 crate), ChaCha20 written out here, num-bigint.
 // ---------------------------------------------------------------------------------------------
 
-// Mirrors core's ChaCha20 (`muhash.rs`) on purpose: the reference must not share its code.
+/// `blocks` 64-byte blocks of ChaCha20 keystream under `key`, counter from 0, nonce 0, from an
+/// implementation that shares nothing with the core's (`rand_chacha`; with a zero nonce its
+/// 64-bit counter and RFC 8439's 32-bit one give the same blocks).
 fn chacha20_keystream(key: &[u8; 32], blocks: u32) -> Vec<u8> {
-    fn qr(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
-        s[a] = s[a].wrapping_add(s[b]);
-        s[d] = (s[d] ^ s[a]).rotate_left(16);
-        s[c] = s[c].wrapping_add(s[d]);
-        s[b] = (s[b] ^ s[c]).rotate_left(12);
-        s[a] = s[a].wrapping_add(s[b]);
-        s[d] = (s[d] ^ s[a]).rotate_left(8);
-        s[c] = s[c].wrapping_add(s[d]);
-        s[b] = (s[b] ^ s[c]).rotate_left(7);
-    }
-    let mut out = Vec::new();
-    for counter in 0..blocks {
-        let mut init = [0u32; 16];
-        init[..4].copy_from_slice(&[0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574]);
-        for i in 0..8 {
-            init[4 + i] = u32::from_le_bytes(key[4 * i..4 * i + 4].try_into().unwrap());
-        }
-        init[12] = counter; // nonce words 13..15 are zero
-        let mut s = init;
-        for _ in 0..10 {
-            qr(&mut s, 0, 4, 8, 12);
-            qr(&mut s, 1, 5, 9, 13);
-            qr(&mut s, 2, 6, 10, 14);
-            qr(&mut s, 3, 7, 11, 15);
-            qr(&mut s, 0, 5, 10, 15);
-            qr(&mut s, 1, 6, 11, 12);
-            qr(&mut s, 2, 7, 8, 13);
-            qr(&mut s, 3, 4, 9, 14);
-        }
-        for i in 0..16 {
-            out.extend_from_slice(&s[i].wrapping_add(init[i]).to_le_bytes());
-        }
-    }
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    let mut out = vec![0u8; 64 * blocks as usize];
+    rand_chacha::ChaCha20Rng::from_seed(*key).fill_bytes(&mut out);
     out
 }
 
