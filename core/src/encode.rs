@@ -254,6 +254,9 @@ pub struct OutPoint {
 }
 
 impl OutPoint {
+    /// The null outpoint a coinbase input spends (and BIP325's `to_spend`).
+    pub const NULL: OutPoint = OutPoint { txid: [0; 32], vout: u32::MAX };
+
     /// The null outpoint of a coinbase input.
     pub fn is_null(&self) -> bool {
         self.vout == u32::MAX && self.txid == [0u8; 32]

@@ -163,7 +163,7 @@ pub fn script_test_txs(
     let credit = Transaction {
         version: 1,
         inputs: vec![TxIn {
-            prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+            prevout: OutPoint::NULL,
             script_sig: vec![0x00, 0x00],
             sequence: u32::MAX,
             witness: vec![],

@@ -315,7 +315,7 @@ impl ChainParams {
         let tx = Transaction {
             version: 1,
             inputs: vec![TxIn {
-                prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+                prevout: OutPoint::NULL,
                 script_sig,
                 sequence: u32::MAX,
                 witness: Vec::new(),

@@ -224,7 +224,7 @@ mod tests {
         // A coinbase counts legacy sigops only and needs no spent outputs.
         let mut cb = tx.clone();
         cb.inputs = vec![TxIn {
-            prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+            prevout: OutPoint::NULL,
             script_sig: vec![OP_CHECKSIG, OP_CHECKSIG],
             sequence: 0,
             witness: vec![],

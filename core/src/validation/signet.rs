@@ -82,7 +82,7 @@ pub fn signet_txs(block: &Block, txids: &[[u8; 32]], challenge: &[u8]) -> Option
         outputs: vec![TxOut { value: 0, script_pubkey }],
         lock_time: 0,
     };
-    let null = OutPoint { txid: [0; 32], vout: u32::MAX };
+    let null = OutPoint::NULL;
     let to_spend = one_in_one_out(
         TxIn { prevout: null, script_sig: to_spend_sig, ..TxIn::default() },
         challenge.to_vec(),
@@ -125,7 +125,7 @@ mod tests {
             let cb = Transaction {
                 version: 2,
                 inputs: vec![TxIn {
-                    prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+                    prevout: OutPoint::NULL,
                     script_sig: vec![0x51, 0x51],
                     sequence: u32::MAX,
                     witness: vec![vec![0; 32]],

@@ -115,7 +115,7 @@ impl State {
         let mut coinbase = Transaction {
             version: 2,
             inputs: vec![TxIn {
-                prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+                prevout: OutPoint::NULL,
                 script_sig,
                 sequence: u32::MAX,
                 witness: vec![vec![0u8; 32]],

@@ -17,7 +17,7 @@ fn spend(script_sig: Vec<u8>, script_pubkey: Vec<u8>) -> (Transaction, TxOut) {
         outputs: vec![TxOut { value: 0, script_pubkey }],
         lock_time: 0,
     };
-    let credit = one_in_one_out(OutPoint { txid: [0; 32], vout: u32::MAX }, vec![0x00, 0x00], script_pubkey);
+    let credit = one_in_one_out(OutPoint::NULL, vec![0x00, 0x00], script_pubkey);
     let tx = one_in_one_out(OutPoint { txid: credit.txid(), vout: 0 }, script_sig, vec![]);
     (tx, credit.outputs[0].clone())
 }
