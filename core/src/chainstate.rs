@@ -42,7 +42,7 @@ use crate::muhash::MuHash3072;
 use crate::utxo::{
     muhash_delta, muhash_of_set, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError,
 };
-use crate::validation::{self, BlockError, CoinSource, ConnectContext, ConnectError, SigMode};
+use crate::validation::{self, BlockError, CheckedBlock, CoinSource, ConnectContext, ConnectError, SigMode};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -285,6 +285,76 @@ impl CoinSource for CacheSource<'_> {
     }
 }
 
+/// A block decoded and put through `CheckBlock` (every rule that needs nothing but the block:
+/// proof of work, merkle root, sizes, coinbase, legacy sigops), which can run before the
+/// blocks below it are connected, beside their scripts.
+pub struct PreparedBlock {
+    hash: [u8; 32],
+    block: Result<Block, BlockError>,
+    checked: Result<CheckedBlock, BlockError>,
+    parse: Duration,
+}
+
+impl PreparedBlock {
+    /// Decodes `raw_block` and runs `CheckBlock` for `params` on `backend`. A failure is kept
+    /// (with its height filled in when the block is connected).
+    pub fn new(raw_block: &[u8], params: &'static ChainParams, backend: Backend) -> PreparedBlock {
+        let t0 = Instant::now();
+        let hash = raw_block.get(..80).map_or([0; 32], crate::hash::sha256d);
+        let block = Block::from_bytes(raw_block).map_err(|e| BlockError {
+            reason: format!("bad-block-decode ({e})"),
+            hash,
+            height: 0,
+            tx: None,
+            input: None,
+        });
+        let parse = t0.elapsed();
+        let checked = match &block {
+            Ok(b) => validation::check_block(b, 0, params, backend),
+            Err(e) => Err(e.clone()),
+        };
+        PreparedBlock { hash, block, checked, parse }
+    }
+
+    /// The block hash (internal byte order), from its header.
+    pub fn hash(&self) -> [u8; 32] {
+        self.hash
+    }
+
+    /// The decoded block, if it decoded.
+    pub fn block(&self) -> Option<&Block> {
+        self.block.as_ref().ok()
+    }
+}
+
+/// Reads coins into the chain state's cache ahead of the block that spends them (given to
+/// [`Chainstate::connect_prepared`]'s side job). Reading ahead changes no verdict: a coin the
+/// block below spends is still there when read, and the block is validated against the cache
+/// as it is when it is connected.
+pub struct Prefetch<'a> {
+    cache: &'a mut CoinsCache<Box<dyn Store>>,
+}
+
+impl Prefetch<'_> {
+    /// Reads every coin `block` spends that it does not create itself; returns how many were
+    /// found. A store error ends the reading ahead (the block's own fetch will meet it).
+    pub fn block(&mut self, block: &PreparedBlock) -> usize {
+        let (Ok(b), Ok(checked)) = (&block.block, &block.checked) else { return 0 };
+        let own: std::collections::HashSet<&[u8; 32]> = checked.txids.iter().collect();
+        let mut found = 0;
+        for inp in b.txdata.iter().skip(1).flat_map(|t| &t.inputs) {
+            if own.contains(&inp.prevout.txid) {
+                continue;
+            }
+            match self.cache.get(&inp.prevout) {
+                Ok(c) => found += c.is_some() as usize,
+                Err(_) => break,
+            }
+        }
+        found
+    }
+}
+
 impl Chainstate {
     fn with_store(store: Box<dyn Store>, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
         let meta = store.meta()?;
@@ -435,18 +505,51 @@ impl Chainstate {
 
     /// Validates `raw_block` on top of the tip and, if valid, connects it.
     pub fn connect_block(&mut self, raw_block: &[u8]) -> Result<ConnectStats, ChainError> {
-        let t0 = Instant::now();
+        let p = self.prepare(raw_block);
+        self.connect_prepared(p, |_| ()).0
+    }
+
+    /// Decodes `raw_block` and runs `CheckBlock` on it ([`PreparedBlock::new`] with this
+    /// chain's parameters and backend).
+    pub fn prepare(&self, raw_block: &[u8]) -> PreparedBlock {
+        PreparedBlock::new(raw_block, self.params, self.opts.backend)
+    }
+
+    /// [`Chainstate::connect_block`] of a prepared block, with `beside` run on a script worker
+    /// while the block's scripts run (see [`validation::connect_block_beside`]); `beside` gets a
+    /// [`Prefetch`] to read coins into the cache ahead of the next block. The verdict and the
+    /// state are those of [`Chainstate::connect_block`]: a prepared block's `CheckBlock`
+    /// result is reported where `connect_block` would report it, after the header checks.
+    /// `beside`'s result comes back unless the block failed before its scripts.
+    pub fn connect_prepared<T: Send>(
+        &mut self,
+        p: PreparedBlock,
+        beside: impl FnOnce(&mut Prefetch<'_>) -> T + Send,
+    ) -> (Result<ConnectStats, ChainError>, Option<T>) {
+        let mut beside = Some(beside);
+        match self.connect_prepared_inner(p, &mut beside) {
+            Ok((stats, t)) => (Ok(stats), t),
+            // `beside` ran only if the block got as far as its scripts.
+            Err(e) => (Err(e), None),
+        }
+    }
+
+    fn connect_prepared_inner<T: Send, B: FnOnce(&mut Prefetch<'_>) -> T + Send>(
+        &mut self,
+        p: PreparedBlock,
+        beside: &mut Option<B>,
+    ) -> Result<(ConnectStats, Option<T>), ChainError> {
         let height = self.headers.len() as u32;
-        let block = Block::from_bytes(raw_block).map_err(|e| {
-            let hash = raw_block.get(..80).map_or([0; 32], crate::hash::sha256d);
-            BlockError { reason: format!("bad-block-decode ({e})"), hash, height, tx: None, input: None }
-        })?;
-        let parse = t0.elapsed();
-        let hash = block.block_hash();
+        let hash = p.hash;
+        let label = |mut e: BlockError| {
+            e.height = height;
+            ChainError::Invalid(e)
+        };
+        let block = p.block.map_err(label)?;
         let invalid = |r: &str| {
             ChainError::Invalid(BlockError { reason: r.into(), hash, height, tx: None, input: None })
         };
-        let mut stats = ConnectStats { txs: block.txdata.len(), parse, ..Default::default() };
+        let mut stats = ConnectStats { txs: block.txdata.len(), parse: p.parse, ..Default::default() };
         if self.headers.is_empty() {
             if hash != self.params.genesis_hash {
                 return Err(invalid("bad-genesis"));
@@ -454,7 +557,7 @@ impl Chainstate {
             stats.inputs = block.txdata.iter().map(|t| t.inputs.len()).sum();
             self.headers.push(HeaderEntry::of(&block.header));
             self.after_connect(&mut stats)?;
-            return Ok(stats);
+            return Ok((stats, None));
         }
         let tip = self.headers.last().expect("non-empty").hash;
         if block.header.prev_block != tip {
@@ -464,7 +567,7 @@ impl Chainstate {
         validation::check_block_header(&block.header, &hash, params).map_err(invalid)?;
         validation::contextual_check_block_header(&block.header, &self.headers, params, self.now())
             .map_err(|r| invalid(&r))?;
-        let checked = validation::check_block(&block, height, params, self.opts.backend)?;
+        let checked = p.checked.map_err(label)?;
         let prev_mtp = chain::median_time_past(&self.headers, height - 1);
         let cutoff = if height >= params.csv_height { prev_mtp } else { block.header.time as i64 };
         validation::contextual_check_block(&block, &checked, height, Some(cutoff), params)?;
@@ -491,11 +594,18 @@ impl Chainstate {
             backend: self.opts.backend,
             sig_mode: self.opts.sig_mode,
         };
-        let out = validation::connect_block(&block, &checked, &ctx, &mut CacheSource(&mut self.cache))
-            .map_err(|e| match e {
-                ConnectError::Invalid(b) => ChainError::Invalid(b),
-                ConnectError::Source(s) => ChainError::Store(s),
-            })?;
+        let beside = beside.take().expect("connect_prepared_inner runs once");
+        let (out, beside_out) = validation::connect_block_beside(
+            &block,
+            &checked,
+            &ctx,
+            &mut CacheSource(&mut self.cache),
+            |source| beside(&mut Prefetch { cache: source.0 }),
+        );
+        let out = out.map_err(|e| match e {
+            ConnectError::Invalid(b) => ChainError::Invalid(b),
+            ConnectError::Source(s) => ChainError::Store(s),
+        })?;
         stats.inputs = out.inputs;
         stats.sigops_cost = out.sigops_cost;
         stats.fees = out.fees;
@@ -541,7 +651,7 @@ impl Chainstate {
         }
         stats.apply = ta.elapsed();
         self.after_connect(&mut stats)?;
-        Ok(stats)
+        Ok((stats, beside_out))
     }
 
     fn after_connect(&mut self, stats: &mut ConnectStats) -> Result<(), ChainError> {

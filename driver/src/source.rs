@@ -105,7 +105,7 @@ pub struct Source {
     pub name: String,
     /// Number of blocks, when known in advance.
     pub total: Option<u64>,
-    blocks: Box<dyn Iterator<Item = Result<RawBlock, SourceError>>>,
+    blocks: Box<dyn Iterator<Item = Result<RawBlock, SourceError>> + Send>,
 }
 
 impl Iterator for Source {
@@ -155,12 +155,12 @@ pub fn detect_compression(head: &[u8]) -> Compression {
 }
 
 /// Opens a file, transparently decompressing bzip2, zstd or gzip.
-pub fn open_maybe_compressed(path: &Path) -> Result<(Box<dyn Read>, Compression), SourceError> {
+pub fn open_maybe_compressed(path: &Path) -> Result<(Box<dyn Read + Send>, Compression), SourceError> {
     let name = display_name(path);
     let mut f = BufReader::with_capacity(1 << 20, File::open(path).map_err(io_err(&name))?);
     let head = f.fill_buf().map_err(io_err(&name))?.to_vec();
     let c = detect_compression(&head);
-    let r: Box<dyn Read> = match c {
+    let r: Box<dyn Read + Send> = match c {
         Compression::None => Box::new(f),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(f)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(f).map_err(io_err(&name))?),
@@ -544,13 +544,13 @@ pub fn corpus(dir: &Path, magic: [u8; 4]) -> Result<Source, SourceError> {
             display_name(dir_of(&path)),
             path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned())
         );
-        let opened: Box<dyn Iterator<Item = Result<RawBlock, SourceError>>> = match std::fs::File::open(&path)
-        {
-            Ok(f) => {
-                Box::new(FramedReader::new(io::BufReader::with_capacity(1 << 20, f), magic, file, false))
-            }
-            Err(error) => Box::new(std::iter::once(Err(SourceError::Io { path: file, error }))),
-        };
+        let opened: Box<dyn Iterator<Item = Result<RawBlock, SourceError>> + Send> =
+            match std::fs::File::open(&path) {
+                Ok(f) => {
+                    Box::new(FramedReader::new(io::BufReader::with_capacity(1 << 20, f), magic, file, false))
+                }
+                Err(error) => Box::new(std::iter::once(Err(SourceError::Io { path: file, error }))),
+            };
         opened
     });
     Ok(Source { kind: "corpus", name, total, blocks: Box::new(blocks) })

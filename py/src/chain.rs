@@ -158,7 +158,8 @@ fn replay<'py>(
     chain.sig_mode = SigMode::for_backend(b);
     chain.dbcache_bytes = dbcache_mb << 20;
     chain.muhash = muhash;
-    let settings = Settings { chain, stop_height, store: datadir.map_or(Store::Memory, Store::Dir) };
+    let settings =
+        Settings { chain, stop_height, store: datadir.map_or(Store::Memory, Store::Dir), read_ahead: true };
     let o = py
         .detach(|| {
             let kind = SourceKind::detect(&source, network).map_err(Failure::Source)?;

@@ -3,11 +3,12 @@
 //! `CheckTxInputs`, `SequenceLocks` (`src/consensus/tx_verify.cpp`), BIP30 and the sigop cost.
 
 use super::block::{CheckedBlock, MAX_BLOCK_SIGOPS_COST};
-use super::deferred::{verify_scripts_with, SigMode};
+use super::deferred::{verify_scripts_beside, Checks, SigMode};
 use super::error::BlockError;
 use super::scripts::script_failure;
 use crate::backend::Backend;
 use crate::chain::{ChainParams, COINBASE_MATURITY};
+use crate::crew::Side;
 use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY};
 use crate::script::opcodes::is_unspendable;
 use crate::script::sigops::transaction_sigop_cost;
@@ -133,20 +134,43 @@ fn sequence_locks_ok(
 /// `ConnectBlock` after the header and block checks: reads the spent coins from `source`
 /// (coins created earlier in the same block are taken from the block), applies every rule, and
 /// returns the delta without changing anything.
-pub fn connect_block<S: CoinSource>(
+pub fn connect_block<S: CoinSource + Send>(
     block: &Block,
     checked: &CheckedBlock,
     ctx: &ConnectContext<'_>,
     source: &mut S,
 ) -> Result<ConnectOutcome, ConnectError<S::Error>> {
-    let (mut out, spent_outs) = connect_inputs(block, checked, ctx, source)?;
-    if ctx.verify_scripts {
-        let ts = Instant::now();
-        verify_scripts_with(&block.txdata, &spent_outs, ctx.flags, ctx.threads, ctx.backend, ctx.sig_mode)
-            .map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)))?;
-        out.scripts = ts.elapsed();
+    connect_block_beside(block, checked, ctx, source, |_| ()).0
+}
+
+/// [`connect_block`], with `beside` run on one of the script workers while the others verify
+/// the scripts (before them on one thread, after the input checks without scripts): it gets
+/// the coin source, which the scripts do not use, so it can read coins ahead, for instance the
+/// next block's. Its result comes back unless the block failed before its scripts.
+/// `ConnectOutcome::scripts` then includes the time `beside` took on its worker.
+pub fn connect_block_beside<S: CoinSource + Send, T: Send>(
+    block: &Block,
+    checked: &CheckedBlock,
+    ctx: &ConnectContext<'_>,
+    source: &mut S,
+    beside: impl FnOnce(&mut S) -> T + Send,
+) -> (Result<ConnectOutcome, ConnectError<S::Error>>, Option<T>) {
+    let (mut out, spent_outs) = match connect_inputs(block, checked, ctx, source) {
+        Ok(c) => c,
+        Err(e) => return (Err(e), None),
+    };
+    if !ctx.verify_scripts {
+        return (Ok(out), Some(beside(source)));
     }
-    Ok(out)
+    let ts = Instant::now();
+    let mut beside_result = None;
+    let side = Side::new(|| beside_result = Some(beside(source)));
+    let checks = Checks { flags: ctx.flags, threads: ctx.threads, backend: ctx.backend, mode: ctx.sig_mode };
+    let r = verify_scripts_beside(&block.txdata, &spent_outs, checks, &side);
+    drop(side);
+    out.scripts = ts.elapsed();
+    let r = r.map(|()| out).map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)));
+    (r, beside_result)
 }
 
 /// What [`connect_inputs`] gives: the outcome and the outputs spent by each transaction.

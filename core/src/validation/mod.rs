@@ -66,7 +66,9 @@ pub use block::{
     bip34_height_push, block_weight, check_block, contextual_check_block, is_final_tx, CheckedBlock,
     LOCKTIME_THRESHOLD, MAX_BLOCK_SIGOPS_COST, WITNESS_SCALE_FACTOR,
 };
-pub use connect::{connect_block, BlockDelta, CoinSource, ConnectContext, ConnectError, ConnectOutcome};
+pub use connect::{
+    connect_block, connect_block_beside, BlockDelta, CoinSource, ConnectContext, ConnectError, ConnectOutcome,
+};
 pub use deferred::{verify_scripts_with, SigMode, MAX_SCHNORR_BATCH};
 pub use error::{script_error_string, BlockError, SCRIPT_FAILURE_PREFIX};
 pub use header::{check_block_header, contextual_check_block_header};

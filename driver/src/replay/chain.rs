@@ -7,7 +7,7 @@ use crate::metrics::{bands, resources, BlockRecord, Resources};
 use crate::report::Packet;
 use crate::source::{self, display_name, RawBlock, Source, SourceError};
 use fullverify::chain::Network;
-use fullverify::chainstate::{ChainError, Chainstate, StateSummary};
+use fullverify::chainstate::{ChainError, Chainstate, ConnectStats, Prefetch, PreparedBlock, StateSummary};
 use fullverify::encode::display_hex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -223,15 +223,26 @@ pub fn run_chain(
     let mut waiting_for_tip = resumed_from.map(|(_, h)| h);
     let mut failure: Option<Failure> = None;
     let mut last = Instant::now();
+    let (params, backend) = (settings.chain.network.params(), settings.chain.backend);
+    // The next block, read, prepared and its coins read ahead beside the scripts of the one
+    // before; `None` when it was not (the first block, or after a skipped one).
+    let mut ahead: Option<ReadAhead> = None;
     loop {
-        if let (Some(stop), Some((h, _))) = (settings.stop_height, cs.tip()) {
+        let tip_height = cs.tip().map(|(h, _)| h);
+        if let (Some(stop), Some(h)) = (settings.stop_height, tip_height) {
             if h >= stop {
                 break;
             }
         }
-        let t_read = Instant::now();
-        let next = src.next();
-        t.read += t_read.elapsed();
+        let ReadAhead { next, prepared, read } = match ahead.take() {
+            Some(a) => a,
+            None => {
+                let t_read = Instant::now();
+                let next = src.next();
+                ReadAhead { next, prepared: None, read: t_read.elapsed() }
+            }
+        };
+        t.read += read;
         let raw: RawBlock = match next {
             None => break,
             Some(Ok(b)) => b,
@@ -254,21 +265,45 @@ pub fn run_chain(
             }
             waiting_for_tip = None;
         }
-        if cs.tip().is_none() && raw.prev_hash() != [0; 32] {
+        if tip_height.is_none() && raw.prev_hash() != [0; 32] {
             // A source that starts at height 1: connect the network's genesis block first.
-            let genesis = block_bytes(&settings.chain.network.params().genesis_block());
-            if let Err(e) = connect(&mut cs, &genesis, &mut t, observer, &mut last) {
+            let genesis = block_bytes(&params.genesis_block());
+            let p = cs.prepare(&genesis);
+            let r = cs_connect(&mut cs, p, |_| ()).0;
+            if let Err(e) = record(&cs, r, &mut t, observer, &mut last) {
                 failure = Some(e);
                 break;
             }
         }
-        if let Err(mut e) = connect(&mut cs, &raw.bytes, &mut t, observer, &mut last) {
+        let prepared = prepared.unwrap_or_else(|| cs.prepare(&raw.bytes));
+        // Beside this block's scripts: the next block is read, decoded, put through CheckBlock,
+        // and the coins it spends read into the cache, unless this block is the last wanted.
+        let last_wanted = !settings.read_ahead
+            || settings.stop_height.is_some_and(|s| cs.tip().map_or(0, |(h, _)| h + 1) >= s);
+        let (r, next_ahead) = cs_connect(&mut cs, prepared, |prefetch| {
+            if last_wanted {
+                return None;
+            }
+            let t_read = Instant::now();
+            let next = src.next();
+            let prepared = match &next {
+                Some(Ok(b)) => {
+                    let p = PreparedBlock::new(&b.bytes, params, backend);
+                    prefetch.block(&p);
+                    Some(p)
+                }
+                _ => None,
+            };
+            Some(ReadAhead { next, prepared, read: t_read.elapsed() })
+        });
+        if let Err(mut e) = record(&cs, r, &mut t, observer, &mut last) {
             if let Failure::Invalid { origin, .. } = &mut e {
                 *origin = Some(raw.origin.to_string());
             }
             failure = Some(e);
             break;
         }
+        ahead = next_ahead.flatten();
     }
     observer.finish();
     if failure.is_none() {
@@ -317,15 +352,32 @@ pub fn run_chain(
     })
 }
 
-/// Connects one block and records its numbers.
-fn connect(
+/// What the side job of a block read ahead: the source's next item, the block prepared (when
+/// it was read), and the time that took.
+struct ReadAhead {
+    next: Option<Result<RawBlock, SourceError>>,
+    prepared: Option<PreparedBlock>,
+    read: Duration,
+}
+
+/// [`Chainstate::connect_prepared`] (a function, so the side job's closure type is inferred).
+fn cs_connect<T: Send>(
     cs: &mut Chainstate,
-    bytes: &[u8],
+    p: PreparedBlock,
+    beside: impl FnOnce(&mut Prefetch<'_>) -> T + Send,
+) -> (Result<ConnectStats, ChainError>, Option<T>) {
+    cs.connect_prepared(p, beside)
+}
+
+/// Records a connected block's numbers, or turns its error into the run's failure.
+fn record(
+    cs: &Chainstate,
+    r: Result<ConnectStats, ChainError>,
     t: &mut Totals,
     observer: &mut dyn Observer,
     last: &mut Instant,
 ) -> Result<(), Failure> {
-    match cs.connect_block(bytes) {
+    match r {
         Ok(s) => {
             let height = cs.tip().map_or(0, |(h, _)| h);
             // The coinbase's single input spends nothing: count the inputs that spend coins.

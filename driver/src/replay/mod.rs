@@ -89,12 +89,21 @@ pub struct Settings {
     pub stop_height: Option<u32>,
     /// Where the chain state lives.
     pub store: Store,
+    /// Whether the next block is read, prepared and its coins read ahead beside each block's
+    /// scripts (the block pipeline); off, each block is read after the one before connects.
+    pub read_ahead: bool,
 }
 
 impl Settings {
-    /// [`ChainstateOptions::new`]'s defaults, a temporary on-disk chain state, no stop height.
+    /// [`ChainstateOptions::new`]'s defaults, a temporary on-disk chain state, no stop height,
+    /// reading ahead.
     pub fn new(network: Network) -> Settings {
-        Settings { chain: ChainstateOptions::new(network), stop_height: None, store: Store::Temporary }
+        Settings {
+            chain: ChainstateOptions::new(network),
+            stop_height: None,
+            store: Store::Temporary,
+            read_ahead: true,
+        }
     }
 
     /// A replay packet with these settings in `params` and `assumevalid`; the caller adds what
@@ -111,6 +120,7 @@ impl Settings {
             "batch_schnorr": c.sig_mode.batches_schnorr(),
             "sig_mode": c.sig_mode.name(),
             "muhash": c.muhash.name(),
+            "read_ahead": self.read_ahead,
         });
         let mut p = Packet::new("replay", c.backend.name(), c.threads, params);
         p.set(

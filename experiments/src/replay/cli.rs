@@ -103,6 +103,12 @@ pub struct Cli {
     #[arg(long, value_name = "final|incremental|off", default_value = "final", value_parser = parse_muhash)]
     pub muhash: MuhashPolicy,
 
+    /// Read each next block, decode it, run CheckBlock on it and read the coins it spends
+    /// after the block before it has connected, instead of beside that block's scripts (the
+    /// block pipeline, on by default). Verdicts and states are the same either way.
+    #[arg(long)]
+    pub no_read_ahead: bool,
+
     /// Verify each block's BIP340 signatures in batches after its scripts ran; any failure
     /// is re-checked input by input, so verdicts and reported failures do not change.
     #[arg(long)]

@@ -117,6 +117,7 @@ impl Run {
             },
             stop_height: cli.stop_height,
             store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
+            read_ahead: !cli.no_read_ahead,
         };
         let block = match kind {
             SourceKind::Block => {
