@@ -75,8 +75,9 @@ cargo run -q --release -p fullverify-experiments --bin sighashbench -- --quick -
 # The main job as the README's first command runs it (default source), packet into scratch.
 mkdir -p "$SCRATCH/results/replay"
 cargo run -q --release -p fullverify-experiments --bin replay -- --json "$SCRATCH/results/replay/smoke.json"
-# An A/B campaign (3 interleaved pairs, 1 vs 2 threads, to height 150) and a baseline from it.
 REPLAY="$(cargo metadata -q --format-version 1 --no-deps | python -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/replay"
+bash scripts/inlined-intrinsics.sh "$REPLAY" "$(dirname "$REPLAY")/sigbench"
+# An A/B campaign (3 interleaved pairs, 1 vs 2 threads, to height 150) and a baseline from it.
 AB=$(python experiments/python/abrun.py --name smoke --pairs 3 --warmup 0 --settle 0.2 \
   --control "1 thread::$REPLAY::--threads 1 --stop-height 150" \
   --candidate "2 threads::$REPLAY::--threads 2 --stop-height 150" \

@@ -54,7 +54,7 @@ pub struct ConnectContext<'a> {
     pub threads: usize,
     /// Signature backend for script checks.
     pub backend: Backend,
-    /// How the signature checks are done ([`verify_scripts_with`]); the verdict and the
+    /// How the signature checks are done ([`verify_scripts_with`](super::verify_scripts_with)); the verdict and the
     /// failure reported are the same in every mode.
     pub sig_mode: SigMode,
 }

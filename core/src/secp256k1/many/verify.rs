@@ -116,49 +116,50 @@ pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>
 /// lanes: one group costs about two scalar verifications.
 const MIN_PADDED: usize = 3;
 
-/// `eight` over chunks of eight items; 3…7 items left over run as one group padded with
-/// `idle(first)` items (which the eight-way code leaves out of its work), 1 or 2 go to `one`.
-#[inline(always)]
-fn verify_many_in_eights<T: Copy>(
-    items: &[T],
-    idle: T,
-    eight: impl Fn(&[T; 8]) -> [bool; 8],
-    one: impl Fn(&T) -> bool,
-) -> Vec<bool> {
-    let mut out = Vec::with_capacity(items.len());
-    let mut chunks = items.chunks_exact(8);
-    for c in &mut chunks {
-        out.extend_from_slice(&eight(c.try_into().unwrap()));
-    }
-    let rest = chunks.remainder();
-    if rest.len() >= MIN_PADDED {
-        let mut group = [idle; 8];
-        group[..rest.len()].copy_from_slice(rest);
-        out.extend_from_slice(&eight(&group)[..rest.len()]);
-    } else {
-        out.extend(rest.iter().map(one));
-    }
-    out
+/// `$eight` over chunks of eight items; 3…7 items left over run as one group padded with
+/// `$idle` items (which the eight-way code leaves out of its work), 1 or 2 go to `$one`.
+///
+/// A macro rather than a function taking `impl Fn`: called through `Fn::call`, the eight-way
+/// body would be compiled outside the caller's `#[target_feature]` context, and every lane
+/// operation would become an out-of-line call (twenty times slower).
+macro_rules! verify_many_in_eights {
+    ($items:expr, $idle:expr, $eight:expr, $one:expr) => {{
+        let items = $items;
+        let mut out = Vec::with_capacity(items.len());
+        let mut chunks = items.chunks_exact(8);
+        for c in &mut chunks {
+            out.extend_from_slice(&$eight(c.try_into().unwrap()));
+        }
+        let rest = chunks.remainder();
+        if rest.len() >= MIN_PADDED {
+            let mut group = [$idle; 8];
+            group[..rest.len()].copy_from_slice(rest);
+            out.extend_from_slice(&$eight(&group)[..rest.len()]);
+        } else {
+            out.extend(rest.iter().map($one));
+        }
+        out
+    }};
 }
 
-/// [`ecdsa_verify8`] over all items (see [`verify_many_in_eights`]).
+/// [`ecdsa_verify8`] over all items (see `verify_many_in_eights!`).
 #[inline(always)]
 pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
     // Idle lanes get r = 0, which leaves them out of the eight-way work.
     let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
     let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
-    verify_many_in_eights(items, (pk, msg, &idle), ecdsa_verify8::<L, F>, |&(pk, msg32, sig)| {
+    verify_many_in_eights!(items, (pk, msg, &idle), ecdsa_verify8::<L, F>, |&(pk, msg32, sig)| {
         ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig)
     })
 }
 
-/// [`schnorr_verify8`] over all items (see [`verify_many_in_eights`]).
+/// [`schnorr_verify8`] over all items (see `verify_many_in_eights!`).
 #[inline(always)]
 pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
     // Idle lanes get an R above p, which leaves them out of the eight-way work.
     const IDLE: [u8; 64] = [0xff; 64];
     let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
-    verify_many_in_eights(items, (pk, msg, &IDLE), schnorr_verify8::<L, F>, |&(pk, msg, sig)| {
+    verify_many_in_eights!(items, (pk, msg, &IDLE), schnorr_verify8::<L, F>, |&(pk, msg, sig)| {
         schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &pk.serialize(), msg, sig)
     })
 }
