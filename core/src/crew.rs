@@ -5,9 +5,15 @@
 //! deferred, the recorded signatures, a second round, the exact re-check), each one job on
 //! every worker. Spawning scoped threads for every phase starts a thread each time, and on a
 //! virtual machine whose other CPU has gone idle such a start has been measured at several
-//! milliseconds. A crew's helpers are started once per calling thread and kept: after a job a
-//! helper spins for `SPIN` (2 ms) waiting for the next one (the next phase usually follows within
-//! a millisecond), then sleeps until woken.
+//! milliseconds. A crew's helpers are started once per calling thread and kept between jobs.
+//!
+//! Waiting is adaptive. The caller measures the gap between the end of one job and the start
+//! of the next; after a job a helper spins only while the next one is expected (twice the
+//! recent gap, at most `SPIN_MAX`), then parks until woken, so a helper burns no CPU while
+//! its caller does serial work. A caller done with its share of a job spins for at most
+//! `SPIN_MAX` for the helpers' last pieces, then parks until the last one wakes it. What the
+//! threads spent spinning and how often they parked is counted ([`stats`]), and the replay
+//! reports it.
 //!
 //! `on_crew` (crate-private) is the entry point, [`join`] the public one for two closures; a call made from inside a crew job (nested) runs on
 //! freshly spawned scoped threads instead.
@@ -20,14 +26,65 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How long an idle helper spins for the next job before it sleeps.
-const SPIN: Duration = Duration::from_millis(2);
+/// The longest a thread spins before it parks: a helper waiting for the next job (and then
+/// only while one is expected, see [`Shared::gap_ns`]), or a caller waiting for its helpers.
+const SPIN_MAX: Duration = Duration::from_micros(200);
 
-/// How long the calling thread waits for its helpers to finish a job without sleeping:
-/// spinning for [`SPIN`], then yielding its CPU between looks. On a virtual machine a thread
-/// woken from sleep on an idle CPU was measured to start about 2 ms late, so a caller that
-/// slept while its helper finished the last millisecond of a job lost two more.
-const WAIT_AWAKE: Duration = Duration::from_millis(50);
+/// A helper spins for at least this long after a job when the next one is expected at all.
+const SPIN_MIN: Duration = Duration::from_micros(20);
+
+/// Process-wide counts of the crews' waiting, for [`stats`].
+static STATS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+const JOBS: usize = 0;
+const CALLER_SPIN_NS: usize = 1;
+const CALLER_PARKS: usize = 2;
+const HELPER_SPIN_NS: usize = 3;
+const HELPER_PARKS: usize = 4;
+
+fn count(what: usize, n: u64) {
+    STATS[what].fetch_add(n, Ordering::Relaxed);
+}
+
+/// What the crews of this process have spent waiting since it started (see [`stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Jobs run on a crew (calls that used helper threads).
+    pub jobs: u64,
+    /// Nanoseconds callers spun waiting for their helpers to finish a job.
+    pub caller_spin_ns: u64,
+    /// Times a caller parked waiting for its helpers.
+    pub caller_parks: u64,
+    /// Nanoseconds helpers spun waiting for the next job.
+    pub helper_spin_ns: u64,
+    /// Times a helper parked waiting for the next job.
+    pub helper_parks: u64,
+}
+
+impl Stats {
+    /// The counts from `earlier` to `self` (both from [`stats`]).
+    pub fn since(&self, earlier: &Stats) -> Stats {
+        Stats {
+            jobs: self.jobs - earlier.jobs,
+            caller_spin_ns: self.caller_spin_ns - earlier.caller_spin_ns,
+            caller_parks: self.caller_parks - earlier.caller_parks,
+            helper_spin_ns: self.helper_spin_ns - earlier.helper_spin_ns,
+            helper_parks: self.helper_parks - earlier.helper_parks,
+        }
+    }
+}
+
+/// The crews' waiting so far, process-wide: subtract an earlier snapshot ([`Stats::since`]) to
+/// get one run's.
+pub fn stats() -> Stats {
+    let g = |i: usize| STATS[i].load(Ordering::Relaxed);
+    Stats {
+        jobs: g(JOBS),
+        caller_spin_ns: g(CALLER_SPIN_NS),
+        caller_parks: g(CALLER_PARKS),
+        helper_spin_ns: g(HELPER_SPIN_NS),
+        helper_parks: g(HELPER_PARKS),
+    }
+}
 
 /// The round number that tells the helpers to exit.
 const STOP: u64 = u64::MAX;
@@ -50,6 +107,9 @@ struct Shared {
     running: AtomicUsize,
     /// The first panic of a helper in the current round.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// The recent gap between the end of one job and the start of the next, in nanoseconds
+    /// (a moving average kept by the caller): how long a helper should expect to wait.
+    gap_ns: AtomicU64,
     /// Held to sleep on `wake` (helpers) or `done` (the caller).
     sleep: Mutex<()>,
     wake: Condvar,
@@ -66,6 +126,8 @@ impl Shared {
 struct Crew {
     shared: Arc<Shared>,
     helpers: Vec<JoinHandle<()>>,
+    /// When the last job ended.
+    last_end: Option<Instant>,
 }
 
 impl Crew {
@@ -75,11 +137,12 @@ impl Crew {
             job: Mutex::new(None),
             running: AtomicUsize::new(0),
             panic: Mutex::new(None),
+            gap_ns: AtomicU64::new(0),
             sleep: Mutex::new(()),
             wake: Condvar::new(),
             done: Condvar::new(),
         });
-        Crew { shared, helpers: Vec::new() }
+        Crew { shared, helpers: Vec::new(), last_end: None }
     }
 
     /// Grows the crew to at least `n` helpers.
@@ -104,9 +167,17 @@ impl Crew {
     /// Runs `job` on the calling thread and on the first `helpers` helpers, and returns when
     /// all have finished it. A panic of the job on any thread is resumed here, after every
     /// helper has finished.
-    fn run(&self, job: &(dyn Fn() + Sync), helpers: usize) {
+    fn run(&mut self, job: &(dyn Fn() + Sync), helpers: usize) {
         debug_assert!(helpers <= self.helpers.len());
         let s = &*self.shared;
+        if let Some(end) = self.last_end {
+            // A moving average over about four gaps, so one long pause does not make the
+            // helpers park through a run of short ones.
+            let gap = end.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+            let old = s.gap_ns.load(Ordering::Relaxed);
+            s.gap_ns.store(old - old / 4 + gap / 4, Ordering::Relaxed);
+        }
+        count(JOBS, 1);
         let ptr: *const (dyn Fn() + Sync + '_) = job;
         // SAFETY: only the lifetime changes (same pointer layout). The helpers call the job
         // only between the round bump below and their decrement of `running`, and this
@@ -125,28 +196,24 @@ impl Crew {
             s.wake.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(job));
-        // Wait for the helpers: spin, then yield between looks, then sleep.
+        // Wait for the helpers: spin for their last pieces, then park until the last wakes us.
         let start = Instant::now();
         let mut spins = 0u32;
         while s.running.load(Ordering::Acquire) != 0 {
             spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) {
-                let waited = start.elapsed();
-                if waited > WAIT_AWAKE {
-                    let mut g = s.lock_sleep();
-                    while s.running.load(Ordering::Acquire) != 0 {
-                        g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
-                    }
-                    break;
+            if spins.is_multiple_of(64) && start.elapsed() > SPIN_MAX {
+                count(CALLER_PARKS, 1);
+                let mut g = s.lock_sleep();
+                while s.running.load(Ordering::Acquire) != 0 {
+                    g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
                 }
-                if waited > SPIN {
-                    std::thread::yield_now();
-                    continue;
-                }
+                break;
             }
             std::hint::spin_loop();
         }
+        count(CALLER_SPIN_NS, start.elapsed().min(SPIN_MAX).as_nanos() as u64);
         *s.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.last_end = Some(Instant::now());
         if let Err(p) = mine {
             resume_unwind(p);
         }
@@ -261,28 +328,39 @@ fn helper(s: &Shared, index: usize, mut seen: u64) {
     }
 }
 
-/// Waits for a round other than `seen` (spinning first when `spin`) and returns it.
+/// Waits for a round other than `seen` and returns it: when `spin`, spinning first while the
+/// next job is expected (twice the recent gap between jobs, within [`SPIN_MIN`] and
+/// [`SPIN_MAX`]; not at all when the gaps are longer than that), then parked.
 fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
-    if spin {
+    let gap = Duration::from_nanos(s.gap_ns.load(Ordering::Relaxed));
+    if spin && gap <= SPIN_MAX {
+        let budget = (2 * gap).clamp(SPIN_MIN, SPIN_MAX);
         let start = Instant::now();
         let mut spins = 0u32;
         loop {
             let r = s.round.load(Ordering::Acquire);
             if r != seen {
+                count(HELPER_SPIN_NS, start.elapsed().as_nanos() as u64);
                 return r;
             }
             spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) && start.elapsed() > SPIN {
+            if spins.is_multiple_of(64) && start.elapsed() > budget {
+                count(HELPER_SPIN_NS, start.elapsed().as_nanos() as u64);
                 break;
             }
             std::hint::spin_loop();
         }
     }
     let mut g = s.lock_sleep();
+    let mut parked = false;
     loop {
         let r = s.round.load(Ordering::Acquire);
         if r != seen {
             return r;
+        }
+        if !parked && spin {
+            count(HELPER_PARKS, 1);
+            parked = true;
         }
         g = s.wake.wait(g).unwrap_or_else(|e| e.into_inner());
     }

@@ -58,7 +58,7 @@ fn legacy_reference(tx: &Transaction, n_in: usize, script: &[u8], ht: u32) -> [u
 }
 
 #[test]
-fn legacy_sighash_20000_inputs_is_linear_per_input() {
+fn legacy_sighash_of_20000_inputs_matches_the_reference() {
     let mut rng = fullverify_testkit::SplitMix64(fullverify_testkit::test_seed());
     let n = 20_000;
     let tx = Transaction {
@@ -100,10 +100,10 @@ fn legacy_sighash_20000_inputs_is_linear_per_input() {
     }
     // SIGHASH_SINGLE beyond the outputs signs the constant "1".
     assert_eq!(legacy_sighash(&tx, 5, &script, SIGHASH_SINGLE), fullverify::sighash::ONE_HASH);
-    // Cost: all 20,000 inputs with SIGHASH_ALL. Each hashes only the
-    // bytes after its own input (the prefix engines are built once), with no allocation: about
-    // half a pass over the ~820 kB transaction on average. Re-serializing the whole
-    // transaction per input (and per signature) was the failure mode this guards against.
+    // All 20,000 inputs with SIGHASH_ALL. Each hashes only the bytes after its own input (the
+    // prefix engines are built once), with no allocation: about half a pass over the ~820 kB
+    // transaction on average. The time is printed, not asserted (tests never assert timings;
+    // `sighashbench` measures the growth exponent).
     let t0 = std::time::Instant::now();
     let mut acc = 0u8;
     for i in 0..n {
@@ -111,5 +111,4 @@ fn legacy_sighash_20000_inputs_is_linear_per_input() {
     }
     let dt = t0.elapsed();
     eprintln!("legacy sighash: all {n} inputs in {dt:?} ({:?}/input), acc {acc}", dt / n as u32);
-    assert!(dt.as_secs_f64() < 60.0, "legacy sighash too slow: {dt:?} for {n} inputs");
 }

@@ -87,6 +87,8 @@ pub struct ChainOutcome {
     pub resources: Resources,
     /// What was read from the source.
     pub source: SourceStats,
+    /// The crews' waiting during the run (spinning and parking of the worker threads).
+    pub crew: fullverify::crew::Stats,
     /// Why the run stopped before the source's end, if it did.
     pub failure: Option<Failure>,
 }
@@ -127,6 +129,7 @@ impl ChainOutcome {
                 "inputs_per_s": rate(t.inputs),
                 "blocks_per_s": rate(t.blocks),
                 "bands": bands(&t.records),
+                "crew": crew_json(&self.crew),
             }),
         );
         p.set(
@@ -146,6 +149,17 @@ impl ChainOutcome {
         }
         p
     }
+}
+
+/// The crews' waiting as the packet's `metrics.crew`.
+fn crew_json(c: &fullverify::crew::Stats) -> serde_json::Value {
+    json!({
+        "jobs": c.jobs,
+        "caller_spin_s": c.caller_spin_ns as f64 * 1e-9,
+        "caller_parks": c.caller_parks,
+        "helper_spin_s": c.helper_spin_ns as f64 * 1e-9,
+        "helper_parks": c.helper_parks,
+    })
 }
 
 /// Opens a chain source of `kind` for `network`.
@@ -183,6 +197,7 @@ pub fn run_chain(
         return Err(Failure::Usage("a single block is validated with run_block, not as a chain".into()));
     }
     let start = Instant::now();
+    let crew_before = fullverify::crew::stats();
     let mut src =
         open_source(kind, path, settings.chain.network).map_err(|e| Failure::Source(e.to_string()))?;
     let opts = settings.chain.clone();
@@ -348,6 +363,7 @@ pub fn run_chain(
         wall,
         resources: resources(wall),
         source: SourceStats { blocks_read, bytes_read, sha256: hex::encode(digest.finalize()) },
+        crew: fullverify::crew::stats().since(&crew_before),
         failure,
     })
 }
