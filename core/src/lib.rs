@@ -28,6 +28,8 @@
 //!    the parallel script check over all inputs of a block.
 //! 10. [`chainstate`] — the chain state the replay drives: connect blocks one by one, flush
 //!     atomically with the best block, resume after a crash.
+//! 11. [`swiftsync`] — SwiftSync's formats: the BIP 456 hints file (Elias–Fano coded unspent
+//!     output indices per block) and the BIP 457 salted SHA-256 aggregate of coins.
 //!
 //! docs/ARCHITECTURE.md in the repository describes the layers and the replay pipeline.
 //!
@@ -52,6 +54,7 @@ mod named;
 pub mod script;
 pub mod secp256k1;
 pub mod sighash;
+pub mod swiftsync;
 pub mod utxo;
 pub mod validation;
 
