@@ -75,12 +75,16 @@
 //! Files: `elias_fano` (one block's record), `hints` (the file), `aggregate` (salt, coin
 //! element, sum), `outputs` (unspendable outputs and the index count).
 
+mod aggregate;
 mod elias_fano;
 mod hints;
 mod outputs;
 #[cfg(test)]
+mod tests_aggregate;
+#[cfg(test)]
 mod tests_hints;
 
+pub use aggregate::{Aggregate, CoinElement, Salt};
 pub use elias_fano::{encode_indices, low_bit_width, record_len, BlockHints, Indices, RecordError};
 pub use hints::{header, HintsError, HintsFile, HintsReader, HintsWriter, HEADER_LEN, MAGIC, VERSION};
 pub use outputs::{
