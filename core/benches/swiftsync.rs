@@ -30,7 +30,7 @@ fn bench_aggregate(c: &mut Criterion) {
             .map(|s| CoinElement {
                 outpoint: OutPoint { txid: rng.bytes32(), vout: (rng.next_u64() % 8) as u32 },
                 height: (rng.next_u64() % 900_000) as u32,
-                coinbase: rng.next_u64() % 16 == 0,
+                coinbase: rng.next_u64().is_multiple_of(16),
                 script_pubkey: s,
                 amount: rng.next_u64() % 10_000_000_000,
             })
@@ -52,7 +52,7 @@ fn bench_hints(c: &mut Criterion) {
     let mut rng = SplitMix64(456);
     let mut g = c.benchmark_group("hints");
     for outputs in [100u32, 3000] {
-        let idx: Vec<u32> = (0..outputs).filter(|_| rng.next_u64() % 10 == 0).collect();
+        let idx: Vec<u32> = (0..outputs).filter(|_| rng.next_u64().is_multiple_of(10)).collect();
         let mut rec = Vec::new();
         encode_indices(&idx, &mut rec).unwrap();
         g.throughput(Throughput::Elements(idx.len() as u64));

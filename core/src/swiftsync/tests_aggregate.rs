@@ -42,7 +42,7 @@ fn random_coin(rng: &mut SplitMix64) -> TestCoin {
     TestCoin {
         outpoint: OutPoint { txid: rng.bytes32(), vout: (rng.next_u64() % 5000) as u32 },
         height: (rng.next_u64() % 1_000_000) as u32,
-        coinbase: rng.next_u64() % 4 == 0,
+        coinbase: rng.next_u64().is_multiple_of(4),
         script,
         amount: rng.next_u64() % 2_100_000_000_000_000,
     }
@@ -159,7 +159,7 @@ fn adder_on_chosen_integers() {
     for _ in 0..2000 {
         let v = rng.bytes32();
         let big = num_bigint::BigUint::from_bytes_be(&v);
-        if rng.next_u64() % 3 == 0 {
+        if rng.next_u64().is_multiple_of(3) {
             acc.sub_hash(&v);
             want = (want + &m - big) % &m;
         } else {

@@ -236,7 +236,7 @@ fn sample_blocks(rng: &mut SplitMix64, count: usize) -> Vec<Vec<u32>> {
     (0..count)
         .map(|h| {
             let outputs = (rng.next_u64() % [1, 3, 40, 700][h % 4]) as u32;
-            (0..outputs).filter(|_| rng.next_u64() % 5 == 0).collect()
+            (0..outputs).filter(|_| rng.next_u64().is_multiple_of(5)).collect()
         })
         .collect()
 }
