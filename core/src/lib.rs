@@ -24,11 +24,13 @@
 //!    retargeting, subsidy, buried deployments and Core's script-flag exceptions.
 //! 8. [`utxo`] — coins, the write-back coins cache over a store (in memory, or on disk with
 //!    the `store` feature) and the MuHash element of a coin.
-//! 9. [`validation`] — Core's header, block and connect rules with Core's reject reasons, and
-//!    the parallel script check over all inputs of a block.
-//! 10. [`chainstate`] — the chain state the replay drives: connect blocks one by one, flush
+//! 9. [`undo`] — Core's undo data (blocks/rev*.dat): the coins each block spent in Core's
+//!    compressed form, rev-file records with their checksums and the `xor.dat` obfuscation.
+//! 10. [`validation`] — Core's header, block and connect rules with Core's reject reasons, and
+//!     the parallel script check over all inputs of a block.
+//! 11. [`chainstate`] — the chain state the replay drives: connect blocks one by one, flush
 //!     atomically with the best block, resume after a crash.
-//! 11. [`swiftsync`] — SwiftSync's formats: the BIP 456 hints file (Elias–Fano coded unspent
+//! 12. [`swiftsync`] — SwiftSync's formats: the BIP 456 hints file (Elias–Fano coded unspent
 //!     output indices per block) and the BIP 457 salted SHA-256 aggregate of coins.
 //!
 //! docs/ARCHITECTURE.md in the repository describes the layers and the replay pipeline.
@@ -55,6 +57,7 @@ pub mod script;
 pub mod secp256k1;
 pub mod sighash;
 pub mod swiftsync;
+pub mod undo;
 pub mod utxo;
 pub mod validation;
 
