@@ -2,7 +2,7 @@
 //! Why undo data does not read: the failures Bitcoin Core's `ReadBlockUndo` (node/blockstorage.cpp)
 //! and the `VARINT`/`ScriptCompression` readers (serialize.h, compressor.h) can meet, with context.
 //!
-//! An [`UndoError`] is a [`UndoErrorKind`] plus what is known of where it happened: the file,
+//! An [`UndoError`] is an [`UndoErrorKind`] plus what is known of where it happened: the file,
 //! the byte offset (in the file when the file is known, else in the buffer that was decoded),
 //! and the block (hash, height).
 
@@ -137,50 +137,83 @@ fn hex32(b: &[u8; 32]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// An undo-data failure with where it happened, as far as known.
+/// An undo-data failure with where it happened, as far as known: the kind, the file, the byte
+/// offset of the failing field (in the file when the file is known, else in the decoded
+/// buffer), and the block's hash and height. Boxed, so that a `Result` stays small.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UndoError {
-    /// What went wrong.
-    pub kind: UndoErrorKind,
-    /// The file (as given to the reader), when one was read.
-    pub file: Option<String>,
-    /// Byte offset of the failing field: in the file when `file` is set, else in the decoded
-    /// buffer.
-    pub offset: Option<u64>,
-    /// Hash of the block (internal byte order) the record belongs to, when known.
-    pub block_hash: Option<[u8; 32]>,
-    /// Height of that block, when known.
-    pub height: Option<u32>,
+pub struct UndoError(Box<Detail>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Detail {
+    kind: UndoErrorKind,
+    file: Option<String>,
+    offset: Option<u64>,
+    block_hash: Option<[u8; 32]>,
+    height: Option<u32>,
 }
 
 impl UndoError {
     /// An error of `kind` with no context yet.
     pub fn new(kind: UndoErrorKind) -> UndoError {
-        UndoError { kind, file: None, offset: None, block_hash: None, height: None }
+        UndoError(Box::new(Detail { kind, file: None, offset: None, block_hash: None, height: None }))
     }
 
     /// An error of `kind` at byte `offset`.
     pub fn at(kind: UndoErrorKind, offset: u64) -> UndoError {
-        UndoError { offset: Some(offset), ..UndoError::new(kind) }
+        let mut e = UndoError::new(kind);
+        e.0.offset = Some(offset);
+        e
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &UndoErrorKind {
+        &self.0.kind
+    }
+
+    /// The file (as given to the reader), when one was read.
+    pub fn file(&self) -> Option<&str> {
+        self.0.file.as_deref()
+    }
+
+    /// Byte offset of the failing field: in the file when [`UndoError::file`] is set, else in
+    /// the decoded buffer.
+    pub fn offset(&self) -> Option<u64> {
+        self.0.offset
+    }
+
+    /// Hash of the block (internal byte order) the data belongs to, when known.
+    pub fn block_hash(&self) -> Option<[u8; 32]> {
+        self.0.block_hash
+    }
+
+    /// Height of that block, when known.
+    pub fn height(&self) -> Option<u32> {
+        self.0.height
+    }
+
+    /// The same context with another kind.
+    pub fn with_kind(mut self, kind: UndoErrorKind) -> UndoError {
+        self.0.kind = kind;
+        self
     }
 
     /// Moves the offset by `base` (a buffer's offset in the file it came from); sets it to
     /// `base` when there was none.
     pub fn shifted(mut self, base: u64) -> UndoError {
-        self.offset = Some(self.offset.unwrap_or(0) + base);
+        self.0.offset = Some(self.0.offset.unwrap_or(0) + base);
         self
     }
 
     /// Names the file, unless one is named already.
     pub fn in_file(mut self, file: &str) -> UndoError {
-        self.file.get_or_insert_with(|| file.to_string());
+        self.0.file.get_or_insert_with(|| file.to_string());
         self
     }
 
     /// Names the block, keeping a hash or height already known.
     pub fn in_block(mut self, hash: Option<[u8; 32]>, height: Option<u32>) -> UndoError {
-        self.block_hash = self.block_hash.or(hash);
-        self.height = self.height.or(height);
+        self.0.block_hash = self.0.block_hash.or(hash);
+        self.0.height = self.0.height.or(height);
         self
     }
 }
@@ -204,19 +237,20 @@ impl From<std::io::Error> for UndoError {
 
 impl fmt::Display for UndoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(file) = &self.file {
+        let d = &self.0;
+        if let Some(file) = &d.file {
             write!(f, "{file}: ")?;
         }
-        if let Some(o) = self.offset {
+        if let Some(o) = d.offset {
             write!(f, "byte {o}: ")?;
         }
-        match (&self.block_hash, self.height) {
+        match (&d.block_hash, d.height) {
             (Some(h), Some(n)) => write!(f, "block {} (height {n}): ", display_hex(h))?,
             (Some(h), None) => write!(f, "block {}: ", display_hex(h))?,
             (None, Some(n)) => write!(f, "block at height {n}: ")?,
             (None, None) => {}
         }
-        write!(f, "{}", self.kind)
+        write!(f, "{}", d.kind)
     }
 }
 

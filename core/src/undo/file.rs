@@ -133,16 +133,7 @@ impl RevRecord {
 
     /// Decodes the `CBlockUndo` without checking the checksum; error offsets are file offsets.
     pub fn decode_unchecked(&self) -> Result<BlockUndo, UndoError> {
-        BlockUndo::from_bytes(&self.undo).map_err(|e| {
-            let e = e.shifted(self.undo_pos());
-            match e.kind {
-                UndoErrorKind::SizeMismatch { unused, .. } => UndoError {
-                    kind: UndoErrorKind::SizeMismatch { size: self.undo.len() as u32, unused },
-                    ..e
-                },
-                _ => e,
-            }
-        })
+        BlockUndo::from_bytes(&self.undo).map_err(|e| e.shifted(self.undo_pos()))
     }
 
     /// `ReadBlockUndo`: checks the checksum against the parent's hash `prev_hash`, then decodes
