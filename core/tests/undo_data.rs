@@ -273,7 +273,7 @@ fn check_core_undo(
     bad[last.undo_pos() as usize] ^= 1;
     let f = RevFile::parse(&bad, magic, &key, Some("rev00000.dat")).unwrap();
     let e = f.decode(tip - 1, &blocks[tip].header.prev_block).unwrap_err();
-    assert!(matches!(e.kind, UndoErrorKind::ChecksumMismatch { .. }), "{e}");
+    assert!(matches!(e.kind(), UndoErrorKind::ChecksumMismatch { .. }), "{e}");
     let _ = std::fs::remove_dir_all(datadir.parent().unwrap());
     forms
 }
