@@ -12,7 +12,8 @@
 //!   replay of the chain's transactions spent, the blocks validate with them, and encoding the
 //!   replay's coins gives Core's records and its obfuscated file byte for byte.
 //!
-//! Without `pbk` the Core part is skipped with a message (`FULLVERIFY_REQUIRE_PBK=1` makes it
+//! `FULLVERIFY_UNDO_CORPUS=FILE` runs the Core comparison on a regtest blk file of one's own
+//! too (a chaingen corpus). Without `pbk` the Core part is skipped with a message (`FULLVERIFY_REQUIRE_PBK=1` makes it
 //! fail instead); `FULLVERIFY_PYTHON` names the interpreter (default: the virtual environment's,
 //! else `<repository>/.venv/bin/python`, else `python3`).
 
@@ -206,6 +207,7 @@ fn check_core_undo(
     let key = XorKey::read(&blocks_dir).unwrap();
     assert!(!key.is_zero(), "Core 28 and later obfuscate with a random key");
     let magic = network.params().magic;
+    assert!(!blocks_dir.join("rev00001.dat").exists(), "the records fit one rev file");
     let raw = std::fs::read(blocks_dir.join("rev00000.dat")).unwrap();
     let rev = RevFile::parse(&raw, magic, &key, Some("rev00000.dat")).unwrap();
     assert_eq!(rev.records.len(), tip, "one record per connected block, none for genesis");
@@ -308,4 +310,19 @@ fn core_rev_file_of_mainnet_0_438() {
         // Early coinbases pay to uncompressed keys: forms 4 and 5, y recovered from x.
         assert_eq!(forms.get(&Some(4)).unwrap_or(&0) + forms.get(&Some(5)).unwrap_or(&0), 7, "{forms:?}");
     }
+}
+
+/// Opt-in, for a larger chain: `FULLVERIFY_UNDO_CORPUS=FILE`, a regtest blk file of heights 1
+/// on (a chaingen corpus's blk00000.dat, which has every script type the generator makes).
+#[test]
+fn core_rev_file_of_a_given_regtest_corpus() {
+    let Ok(path) = std::env::var("FULLVERIFY_UNDO_CORPUS") else {
+        eprintln!("SKIP: FULLVERIFY_UNDO_CORPUS (a regtest blk file) is not set");
+        return;
+    };
+    let file = PathBuf::from(path);
+    let mut blocks = vec![Network::Regtest.params().genesis_block()];
+    blocks.extend(frames(&std::fs::read(&file).unwrap(), Network::Regtest.params().magic));
+    let forms = check_core_undo("corpus", Network::Regtest, &blocks, &file);
+    eprintln!("spent coins by script form (None: raw): {forms:?}");
 }
