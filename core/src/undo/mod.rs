@@ -7,8 +7,9 @@
 //! transaction and one coin per input, each coin in Core's compact form (`VARINT` height and
 //! coinbase flag, compressed amount, compressed script). The same records are what a
 //! verifier needs to check a block without the UTXO set: [`BlockUndo::spent_coins`] gives them
-//! in the order [`crate::validation::check_block_with_spent`] takes (the "block spent coins"
-//! that BIP 455 serves over the network carry the same coins).
+//! in the order [`crate::validation::check_block_with_spent`] takes. (The draft BIP 455, "block
+//! spent coins" of bitcoin/bips PR 2152, proposes serving peers these coins as a flat list
+//! filtered by a creation-height cutoff; that message is not implemented here.)
 //!
 //! Files:
 //!

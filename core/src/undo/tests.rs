@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Structured round trips of Core's undo encodings: VARINT edges, amounts, every script form,
-//! coins, block undo records and rev-file records.
+//! Tests of the mirrors of Core's src/undo.h, src/compressor.cpp, serialize.h's VARINT and the
+//! rev-file records of node/blockstorage.cpp: VARINT edges, amounts (Core's compress_tests),
+//! every script form, coins, block undo records, rev files (checksums, obfuscation, damage).
 
 use super::*;
 use crate::encode::{Block, BlockHeader, OutPoint, Reader, Transaction, TxIn, TxOut};
