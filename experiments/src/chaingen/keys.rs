@@ -2,7 +2,7 @@
 //! The seeded choice generator (SplitMix64), the keys derived from the seed in every form the
 //! generator uses, and the ordered map over threads that derives keys and signs in parallel.
 
-use fullverify::hash::{sha256, tags};
+use fullverify::hash::{hash160, sha256, tags};
 use fullverify::secp256k1::{secret_tweak_add_xonly, PublicKey};
 
 /// SplitMix64: the generator's only source of choices.
@@ -45,6 +45,9 @@ pub(super) struct Key {
     /// Key-path-only taproot output key and the matching tweaked secret key.
     pub(super) tr_output: [u8; 32],
     pub(super) tr_sk: [u8; 32],
+    /// HASH160 of the compressed, uncompressed and hybrid keys and of the P2WPKH program
+    /// nested in P2SH: the single-key scripts without hashing for every new output.
+    pub(super) h160: [[u8; 20]; 4],
 }
 
 pub(super) const KEY_COUNT: usize = 512;
@@ -67,14 +70,20 @@ pub(super) fn derive_keys(seed: u64, threads: usize) -> Vec<Key> {
                 let tweak = tags::tap_tweak().hash(&xonly);
                 let (q, _) = x.tweak_add(&tweak).expect("taproot tweak");
                 let tr_sk = secret_tweak_add_xonly(&sk, &tweak).expect("taproot secret tweak");
+                let compressed = pk.serialize_compressed();
+                let key_hash = hash160(&compressed);
+                let mut program = vec![0x00, 0x14];
+                program.extend_from_slice(&key_hash);
+                let h160 = [key_hash, hash160(&uncompressed), hash160(&hybrid), hash160(&program)];
                 return Key {
                     sk,
-                    compressed: pk.serialize_compressed(),
+                    compressed,
                     uncompressed,
                     hybrid,
                     xonly,
                     tr_output: q.serialize(),
                     tr_sk,
+                    h160,
                 };
             }
             ctr += 1;

@@ -31,15 +31,21 @@ pub(super) fn push(s: &mut Vec<u8>, data: &[u8]) {
 }
 
 pub(super) fn p2pkh(h: &[u8; 20]) -> Vec<u8> {
-    let mut s = vec![0x76, 0xa9, 0x14];
+    let mut s = Vec::with_capacity(25);
+    s.extend_from_slice(&[0x76, 0xa9, 0x14]);
     s.extend_from_slice(h);
     s.extend_from_slice(&[0x88, 0xac]);
     s
 }
 
 pub(super) fn p2sh(script: &[u8]) -> Vec<u8> {
-    let mut s = vec![0xa9, 0x14];
-    s.extend_from_slice(&hash160(script));
+    p2sh_of_hash(&hash160(script))
+}
+
+fn p2sh_of_hash(h: &[u8; 20]) -> Vec<u8> {
+    let mut s = Vec::with_capacity(23);
+    s.extend_from_slice(&[0xa9, 0x14]);
+    s.extend_from_slice(h);
     s.push(0x87);
     s
 }
@@ -88,53 +94,59 @@ impl Gen {
         while keys[2] == keys[0] || keys[2] == keys[1] {
             keys[2] = self.rng.below(KEY_COUNT) as u16;
         }
+        if matches!(kind, Kind::P2trLeafChecksig | Kind::P2trLeafChecksigadd) {
+            let leaf = Arc::new(self.new_leaf(kind, keys));
+            return (self.script(kind, keys, Some(&leaf)), keys, Some(leaf));
+        }
+        (self.script(kind, keys, None), keys, None)
+    }
+
+    /// The script of an output of `kind` with `keys` (and, for script paths, its `leaf`): what
+    /// [`Gen::new_output`] made, made again from what a coin keeps.
+    pub(super) fn script(&self, kind: Kind, keys: [u16; 3], leaf: Option<&TapLeaf>) -> Vec<u8> {
         let k0 = self.key(keys[0]);
-        let spk = match kind {
+        match kind {
             Kind::P2pk => {
-                let mut s = Vec::new();
+                let mut s = Vec::with_capacity(35);
                 push(&mut s, &k0.compressed);
                 s.push(0xac);
                 s
             }
             Kind::P2pkUncompressed => {
-                let mut s = Vec::new();
+                let mut s = Vec::with_capacity(67);
                 push(&mut s, &k0.uncompressed);
                 s.push(0xac);
                 s
             }
-            Kind::P2pkh => p2pkh(&hash160(&k0.compressed)),
-            Kind::P2pkhUncompressed => p2pkh(&hash160(&k0.uncompressed)),
-            Kind::P2pkhHybrid => p2pkh(&hash160(&k0.hybrid)),
+            Kind::P2pkh => p2pkh(&k0.h160[0]),
+            Kind::P2pkhUncompressed => p2pkh(&k0.h160[1]),
+            Kind::P2pkhHybrid => p2pkh(&k0.h160[2]),
             Kind::Multisig => multisig(1, &[&k0.compressed, &self.key(keys[1]).compressed]),
             Kind::P2shMultisig => p2sh(&self.redeem_2of3(keys)),
             Kind::P2wpkh => {
-                let mut s = vec![0x00, 0x14];
-                s.extend_from_slice(&hash160(&k0.compressed));
+                let mut s = Vec::with_capacity(22);
+                s.extend_from_slice(&[0x00, 0x14]);
+                s.extend_from_slice(&k0.h160[0]);
                 s
             }
-            Kind::P2shP2wpkh => {
-                let mut w = vec![0x00, 0x14];
-                w.extend_from_slice(&hash160(&k0.compressed));
-                p2sh(&w)
-            }
+            Kind::P2shP2wpkh => p2sh_of_hash(&k0.h160[3]),
             Kind::P2wshMultisig => {
-                let mut s = vec![0x00, 0x20];
+                let mut s = Vec::with_capacity(34);
+                s.extend_from_slice(&[0x00, 0x20]);
                 s.extend_from_slice(&sha256(&self.redeem_2of3(keys)));
                 s
             }
-            Kind::P2trKey => {
-                let mut s = vec![0x51, 0x20];
-                s.extend_from_slice(&k0.tr_output);
+            Kind::P2trKey | Kind::P2trLeafChecksig | Kind::P2trLeafChecksigadd => {
+                let q = match leaf {
+                    Some(l) => &l.output_key,
+                    None => &k0.tr_output,
+                };
+                let mut s = Vec::with_capacity(34);
+                s.extend_from_slice(&[0x51, 0x20]);
+                s.extend_from_slice(q);
                 s
             }
-            Kind::P2trLeafChecksig | Kind::P2trLeafChecksigadd => {
-                let leaf = self.new_leaf(kind, keys);
-                let mut s = vec![0x51, 0x20];
-                s.extend_from_slice(&leaf.output_key);
-                return (s, keys, Some(Arc::new(leaf)));
-            }
-        };
-        (spk, keys, None)
+        }
     }
 
     fn new_leaf(&mut self, kind: Kind, keys: [u16; 3]) -> TapLeaf {
