@@ -8,7 +8,7 @@
 use clap::Parser;
 use fullverify::chain::Network;
 use fullverify::chainstate::{Chainstate, ChainstateOptions};
-use fullverify_experiments::chaingen::{self, block_bytes, Profile, DEFAULT_SEED};
+use fullverify_experiments::chaingen::{self, block_bytes, Profile, Spec, DEFAULT_SEED};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -18,9 +18,16 @@ use std::time::Instant;
 #[command(name = "chaingen", version)]
 struct Cli {
     /// tiny (~130 blocks), small (~200 blocks, ~20k inputs), default (~2,000 blocks, ~250k
-    /// inputs) or large (~12,000 blocks, ~3M inputs).
+    /// inputs), large (~12,000 blocks, ~3M inputs) or utxo-heavy (a set of 20M coins at the
+    /// tip by default, ~10,000 blocks, ~2M inputs).
     #[arg(long, default_value = "default")]
     profile: Profile,
+
+    /// utxo-heavy only: coins in the set at the tip (at least 50,000; default 20,000,000). The
+    /// chain has N/2,000 blocks (at least 3,000) and 10.2 % of N inputs; a size other
+    /// than the default is part of the cache folder's name.
+    #[arg(long, value_name = "N")]
+    utxos: Option<u64>,
 
     /// Seed of every choice the generator makes.
     #[arg(long, default_value_t = DEFAULT_SEED)]
@@ -31,12 +38,13 @@ struct Cli {
     threads: Option<usize>,
 
     /// Output folder (always written). Default: target/chaingen/<profile>-<seed>-v<format> in
-    /// the repository, reused when already complete (unless --verify).
+    /// the repository (<profile>-<N>utxos-<seed>-v<format> with --utxos), reused when already
+    /// complete (unless --verify).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
-    /// Also connect every block to an in-memory fullverify chain state and compare the final
-    /// state with the manifest.
+    /// Also connect every block, read back from the written files, to an in-memory fullverify
+    /// chain state and compare the final state with the manifest.
     #[arg(long)]
     verify: bool,
 }
@@ -54,17 +62,31 @@ impl chaingen::Observer for Dots {
             eprintln!("chaingen: height {height}, {inputs} inputs, {:.1} s", self.0.elapsed().as_secs_f64());
         }
     }
+
+    fn growth(&mut self, height: u32, utxos: u64) {
+        eprintln!("chaingen: height {height}, {utxos} coins in the set");
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut spec = Spec::new(cli.profile, cli.seed);
+    if let Some(n) = cli.utxos {
+        spec = match spec.with_utxos(n) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    }
     let t0 = Instant::now();
     let mut obs = Dots(t0);
+    let root = repo_root().join("target").join("chaingen");
     if cli.out.is_none() && !cli.verify {
         // The cache folder: reused when complete.
-        let root = repo_root().join("target").join("chaingen");
-        return match chaingen::ensure_corpus(&root, cli.profile, cli.seed, threads, &mut obs) {
+        return match chaingen::ensure_spec(&root, &spec, threads, &mut obs) {
             Ok((dir, m, generated)) => {
                 let how = if generated {
                     format!("generated in {:.1} s", t0.elapsed().as_secs_f64())
@@ -72,11 +94,11 @@ fn main() -> ExitCode {
                     "cached".into()
                 };
                 eprintln!(
-                    "chaingen: {} profile, seed {}: {} blocks, {} inputs ({how})",
-                    cli.profile.name(),
-                    cli.seed,
+                    "chaingen: {}: {} blocks, {} inputs, {} coins at the tip ({how})",
+                    spec.id(),
                     m.tip_height,
-                    m.inputs
+                    m.inputs,
+                    m.expected_state.utxo_count
                 );
                 println!("{}", dir.display());
                 ExitCode::SUCCESS
@@ -87,25 +109,22 @@ fn main() -> ExitCode {
             }
         };
     }
-    let corpus = chaingen::generate(cli.profile, cli.seed, threads, &mut obs);
-    let gen_s = t0.elapsed().as_secs_f64();
-    let dir = cli.out.clone().unwrap_or_else(|| {
-        chaingen::cache_dir(&repo_root().join("target").join("chaingen"), cli.profile, cli.seed)
-    });
-    let manifest = match chaingen::write_corpus(&corpus, &dir) {
+    let dir = cli.out.clone().unwrap_or_else(|| chaingen::spec_dir(&root, &spec));
+    let manifest = match chaingen::generate_to_dir(&spec, threads, &mut obs, &dir) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: writing {}: {e}", dir.display());
             return ExitCode::from(3);
         }
     };
+    let gen_s = t0.elapsed().as_secs_f64();
     eprintln!(
-        "chaingen: {} profile, seed {}: {} blocks, {} txs, {} inputs, {} MB in {:.1} s with {threads} threads -> {}",
-        cli.profile.name(),
-        cli.seed,
+        "chaingen: {}: {} blocks, {} txs, {} inputs, {} coins at the tip, {} MB in {:.1} s with {threads} threads -> {}",
+        spec.id(),
         manifest.tip_height,
         manifest.txs,
         manifest.inputs,
+        manifest.expected_state.utxo_count,
         manifest.block_bytes / 1_000_000,
         gen_s,
         dir.display()
@@ -120,17 +139,22 @@ fn main() -> ExitCode {
         let mut opts = ChainstateOptions::new(Network::Regtest);
         opts.threads = threads;
         let mut cs = Chainstate::open_in_memory(opts);
-        let genesis = block_bytes(&Network::Regtest.params().genesis_block());
         let t1 = Instant::now();
-        for (i, b) in std::iter::once(&genesis).chain(&corpus.blocks).enumerate() {
-            if let Err(e) = cs.connect_block(b) {
-                eprintln!("error: block at height {i} rejected: {e}");
-                return ExitCode::from(1);
-            }
+        if let Err(e) = cs.connect_block(&block_bytes(&Network::Regtest.params().genesis_block())) {
+            eprintln!("error: genesis rejected: {e}");
+            return ExitCode::from(1);
+        }
+        let read = chaingen::for_each_block(&dir, &manifest, |height, b| {
+            cs.connect_block(b).map(|_| ()).map_err(|e| format!("block at height {height} rejected: {e}"))
+        });
+        if let Err(e) = read {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
         }
         let s = cs.summary();
         let want = &manifest.expected_state;
-        if s.utxo_count != want.utxo_count
+        if s.height != Some(manifest.tip_height)
+            || s.utxo_count != want.utxo_count
             || s.total_amount != want.total_amount
             || s.muhash.as_ref() != Some(&want.muhash)
         {

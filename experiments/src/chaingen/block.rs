@@ -3,7 +3,8 @@
 //! coins, the coinbase and its witness commitment, proof of work, and the block's bytes.
 
 use super::keys::par_map;
-use super::plan::{BlockPlan, Prev, State, Utxo};
+use super::plan::{age_band, BlockPlan, Prev, State};
+use super::pool::Utxo;
 use super::profile::{Kind, ERAS};
 use super::sign::sign_input;
 use fullverify::chain::Network;
@@ -65,8 +66,13 @@ impl State {
         }
         // Count and move the coins.
         let era = self.era(height);
-        for t in &plan.txs {
+        for t in &mut plan.txs {
             for p in &t.ins {
+                let age = match p.prev {
+                    Prev::InBlock(..) => 0,
+                    Prev::Confirmed => height - p.coin.height,
+                };
+                self.ages[age_band(age)] += 1;
                 if let Some(e) = era {
                     *self
                         .counts
@@ -77,9 +83,10 @@ impl State {
                     self.era_inputs[e] += 1;
                 }
             }
-            for (o, &s) in t.outs.iter().zip(&t.spent_in_block) {
+            let role = t.role;
+            for (o, &s) in std::mem::take(&mut t.outs).into_iter().zip(&t.spent_in_block) {
                 if !s {
-                    self.pool.push(o.clone());
+                    self.keep(o, role);
                 }
             }
         }

@@ -26,6 +26,13 @@ impl Rng {
     pub(super) fn chance(&mut self, per_mille: u32) -> bool {
         (self.next() % 1000) < u64::from(per_mille)
     }
+    /// A value in `lo..=hi` (`lo` ≥ 1) whose logarithm is about uniform: a doubling of `lo`
+    /// drawn uniformly, then a value in it (integers only, so the same on every machine).
+    pub(super) fn log_uniform(&mut self, lo: i64, hi: i64) -> i64 {
+        let octaves = (hi / lo).max(1).ilog2() as usize;
+        let base = lo << self.below(octaves + 1);
+        (base + self.below(base as usize) as i64).min(hi)
+    }
     pub(super) fn bytes32(&mut self) -> [u8; 32] {
         let mut b = [0u8; 32];
         for c in b.chunks_mut(8) {

@@ -40,6 +40,28 @@ pub struct Stress {
     pub size: u64,
 }
 
+/// The set's size at a height: how it grows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Growth {
+    /// The height (each tenth of the chain).
+    pub height: u32,
+    /// Coins in the set after the block at that height.
+    pub utxo_count: u64,
+    /// Inputs spent up to and including that block.
+    pub inputs: u64,
+}
+
+/// Inputs that spend a coin of an age in a band.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgeBand {
+    /// The youngest age in the band, in blocks (0: a coin of the same block).
+    pub min_age: u32,
+    /// The oldest age in the band; none for the last band.
+    pub max_age: Option<u32>,
+    /// Inputs spending a coin of an age in the band.
+    pub inputs: u64,
+}
+
 /// The UTXO set the corpus ends with, as `replay` reports it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpectedState {
@@ -62,6 +84,10 @@ pub struct Manifest {
     pub seed: u64,
     /// The profile.
     pub profile: Profile,
+    /// `utxo-heavy`: the size of the final set the generator aimed at (the corpus ends with at
+    /// least that many coins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utxo_target: Option<u64>,
     /// Always `regtest`.
     pub network: String,
     /// Heights of the first and last block in the files (genesis is not in them).
@@ -84,6 +110,13 @@ pub struct Manifest {
     pub in_block_spends: u64,
     /// The scheduled stress shapes.
     pub stress: Vec<Stress>,
+    /// Inputs by the age of the coin they spend (bands of 0, 1–6, 7–144, 145–1,000,
+    /// 1,001–4,000 and more blocks).
+    #[serde(default)]
+    pub spend_ages: Vec<AgeBand>,
+    /// The set's size after each tenth of the chain (empty in manifests of older generators).
+    #[serde(default)]
+    pub growth: Vec<Growth>,
     /// The block files in order.
     pub files: Vec<String>,
     /// Total size of the blocks (without frames).

@@ -22,6 +22,20 @@
 //! outputs, blocks filled close to 4,000,000 weight units, and chains of transactions that spend
 //! outputs of the same block.
 //!
+//! The `utxo-heavy` profile is shaped for the coins store instead: its set grows the way
+//! mainnet's does, to 20,000,000 coins at the tip by default ([`Spec::with_utxos`] scales it;
+//! the chain has one block per 2,000 coins, at least 3,000, and inputs for a tenth of the set).
+//! Payments mostly spend coins of the last few blocks, and most of their outputs are spent
+//! again within a few blocks; payouts of one input fan out to hundreds or thousands of small
+//! outputs of the era's kinds, a long tail most of which is never spent; consolidations gather
+//! coins at least 1,000 blocks old, and a share of payments draws coins at log-uniform ages, so
+//! that the lookups spread over the whole set and not only the recent part a cache holds
+//! (its scheduled shapes are three consolidations of 1,000–1,500 such coins). Its
+//! pool keeps a coin in 32 bytes and the blocks can be written as they are made
+//! ([`generate_to_dir`]), so a set of tens of millions fits in a few GB. Every manifest records
+//! the set's size at each tenth of the chain ([`Growth`]) and the spends by the age of their
+//! coin ([`AgeBand`]).
+//!
 //! Planning is sequential and driven by one seeded generator; signing is spread over threads in
 //! fixed contiguous chunks and every signature is deterministic (RFC 6979, BIP340 with a derived
 //! auxiliary value), so the blocks are byte-identical for any thread count.
@@ -37,27 +51,36 @@
 //! - `keys`: the seeded choice generator, the keys derived from the seed and the ordered map
 //!   over threads;
 //! - `scripts`: script templates, taproot trees and the making of a new output of a kind;
-//! - `plan`: the coin pool and the choice of each block's spends, transactions and stress shapes;
+//! - `pool`: the coins the generator can spend, and the utxo-heavy pool of compact coins by
+//!   creation height;
+//! - `plan`: the choice of each block's spends, transactions and stress shapes;
+//! - `heavy`: the utxo-heavy profile's choice of payments, consolidations and payouts;
 //! - `sign`: ECDSA and Schnorr signatures and the scriptSig and witness of every kind of input;
 //! - `block`: signing a planned block level by level and assembling it (coinbase, witness
 //!   commitment, merkle root, proof of work) into its bytes ([`block_bytes`]);
-//! - `generate`: the loop over heights, the final UTXO set and the corpus in memory
-//!   ([`generate()`], [`Corpus`]);
+//! - `generate`: the loop over heights, the final UTXO set and the corpus in memory or handed
+//!   on block by block ([`generate()`], [`generate_spec`], [`generate_with`], [`Corpus`]);
 //! - `manifest`: `manifest.json` ([`Manifest`]) and [`recount`];
-//! - `write`: the blk*.dat files, the manifest on disk and the cache folder ([`ensure_corpus`]).
+//! - `write`: the blk*.dat files (written as the blocks are made, [`generate_to_dir`], or from
+//!   memory, and read back, [`for_each_block`]), the manifest on disk and the cache folder
+//!   named by [`Spec::id`] ([`ensure_corpus`], [`ensure_spec`]).
 
 mod block;
 mod generate;
+mod heavy;
 mod keys;
 mod manifest;
 mod plan;
+mod pool;
 mod profile;
 mod scripts;
 mod sign;
 mod write;
 
 pub use block::block_bytes;
-pub use generate::{generate, Corpus, Observer, DEFAULT_SEED};
-pub use manifest::{recount, Counts, Era, ExpectedState, Manifest, Stress, FORMAT_VERSION};
-pub use profile::{Kind, Profile, ERAS};
-pub use write::{cache_dir, ensure_corpus, write_corpus};
+pub use generate::{generate, generate_spec, generate_with, Corpus, Observer, DEFAULT_SEED};
+pub use manifest::{recount, AgeBand, Counts, Era, ExpectedState, Growth, Manifest, Stress, FORMAT_VERSION};
+pub use profile::{Kind, Profile, Spec, DEFAULT_UTXOS, ERAS, MIN_UTXOS};
+pub use write::{
+    cache_dir, ensure_corpus, ensure_spec, for_each_block, generate_to_dir, spec_dir, write_corpus,
+};

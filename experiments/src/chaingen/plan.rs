@@ -1,27 +1,15 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The planner: the coin pool and the spends and unsigned transactions of each block, chosen by
-//! the seeded generator within the block budgets, with the stress shapes at their heights.
+//! The planner: the spends and unsigned transactions of each block, chosen by the seeded
+//! generator within the block budgets, with the stress shapes at their heights; the counts of
+//! the inputs by era, kind and age of the spent coin.
 
 use super::manifest::{Counts, Stress};
+use super::pool::{Heavy, Role, Utxo};
 use super::profile::{era_weights, Kind, Profile, BLOCK_SIGOPS_BUDGET, BLOCK_WEIGHT_BUDGET};
-use super::scripts::{Gen, TapLeaf};
+use super::scripts::Gen;
 use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
 use fullverify::sighash::{SIGHASH_ALL, SIGHASH_ANYONECANPAY, SIGHASH_NONE, SIGHASH_SINGLE};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
-
-/// A coin the generator can spend.
-#[derive(Clone, Debug)]
-pub(super) struct Utxo {
-    pub(super) op: OutPoint,
-    pub(super) value: i64,
-    pub(super) kind: Kind,
-    pub(super) keys: [u16; 3],
-    pub(super) height: u32,
-    pub(super) coinbase: bool,
-    pub(super) spk: Vec<u8>,
-    pub(super) leaf: Option<Arc<TapLeaf>>,
-}
 
 /// Where an input's coin comes from.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +30,17 @@ pub(super) struct PlanIn {
     pub(super) signers: [usize; 2],
 }
 
+/// How [`State::make_tx_with`] values a transaction's outputs and sets its fee.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TxShape {
+    /// Every output but the last gets a value in this range (log-uniform, satoshis) and the
+    /// last is the change; without it the value is split at random over the outputs.
+    pub(super) payouts: Option<(i64, i64)>,
+    /// Fee rate ranges (sat/vB) of the legacy, segwit and taproot eras instead of 1–10, 1–30
+    /// and 1–50.
+    pub(super) feerates: Option<[(usize, usize); 3]>,
+}
+
 pub(super) struct PlanTx {
     pub(super) tx: Transaction,
     pub(super) ins: Vec<PlanIn>,
@@ -50,6 +49,7 @@ pub(super) struct PlanTx {
     /// Outputs spent later in the same block.
     pub(super) spent_in_block: Vec<bool>,
     pub(super) level: usize,
+    pub(super) role: Role,
 }
 
 pub(super) struct State {
@@ -65,6 +65,21 @@ pub(super) struct State {
     pub(super) schedule: BTreeMap<u32, &'static str>,
     pub(super) threads: usize,
     pub(super) seed: u64,
+    /// Inputs by the age of the coin they spend, in [`AGE_BANDS`].
+    pub(super) ages: [u64; AGE_BANDS.len()],
+    /// The utxo-heavy profile's pool (`pool` then only holds a transaction's coins while it is
+    /// planned).
+    pub(super) heavy: Option<Box<Heavy>>,
+}
+
+/// The age bands (in blocks, inclusive; `None`: no upper bound) of [`State::ages`]: the same
+/// block, the next six, a day, a week, four weeks, older.
+pub(super) const AGE_BANDS: [(u32, Option<u32>); 6] =
+    [(0, Some(0)), (1, Some(6)), (7, Some(144)), (145, Some(1_000)), (1_001, Some(4_000)), (4_001, None)];
+
+/// The band of [`AGE_BANDS`] an age falls in.
+pub(super) fn age_band(age: u32) -> usize {
+    AGE_BANDS.iter().position(|&(_, hi)| hi.is_none_or(|h| age <= h)).unwrap_or(AGE_BANDS.len() - 1)
 }
 
 /// Block being planned.
@@ -121,7 +136,7 @@ impl State {
         out
     }
 
-    fn plan_input(&mut self, coin: Utxo, prev: Prev, era: usize) -> PlanIn {
+    pub(super) fn plan_input(&mut self, coin: Utxo, prev: Prev, era: usize) -> PlanIn {
         let r = &mut self.g.rng;
         let hash_type = if coin.kind.is_taproot() {
             if r.chance(850) {
@@ -159,14 +174,36 @@ impl State {
         p.coin.kind.input_weight() + p.coin.leaf.as_ref().map_or(0, |l| l.control.len() + 2)
     }
 
-    /// Builds a transaction spending `ins` into outputs of `values` with kinds from the era.
-    /// Returns `None` when the block has no room for it (the coins go back to the pool).
-    fn make_tx(
+    /// Keeps a new or matured coin: in the pool, or where the utxo-heavy pool puts coins of
+    /// transactions of `role`.
+    pub(super) fn keep(&mut self, coin: Utxo, role: Role) {
+        match &mut self.heavy {
+            None => self.pool.push(coin),
+            Some(h) => h.keep(coin, role),
+        }
+    }
+
+    /// Coins in the set now: the pools and the immature coinbases.
+    pub(super) fn utxo_count(&self) -> u64 {
+        (self.pool.len() + self.immature.len()) as u64 + self.heavy.as_ref().map_or(0, |h| h.len())
+    }
+
+    /// Builds a transaction spending `ins` into `n_out` outputs with kinds from the era, its
+    /// values split at random. Returns `None` when the block has no room for it (the coins go
+    /// back to the pool).
+    fn make_tx(&mut self, plan: &mut BlockPlan, ins: Vec<PlanIn>, n_out: usize, era: usize) -> Option<usize> {
+        self.make_tx_with(plan, ins, n_out, era, &TxShape::default())
+    }
+
+    /// [`State::make_tx`] with the values and fee of `shape`. Returns `None` when the block has
+    /// no room for it or the inputs cannot pay for the outputs (the coins go back to the pool).
+    pub(super) fn make_tx_with(
         &mut self,
         plan: &mut BlockPlan,
         mut ins: Vec<PlanIn>,
         n_out: usize,
         era: usize,
+        shape: &TxShape,
     ) -> Option<usize> {
         let kinds: Vec<Kind> = (0..n_out).map(|_| self.pick_kind(era)).collect();
         let mut outs = Vec::with_capacity(n_out);
@@ -189,17 +226,27 @@ impl State {
         let sigops: u64 = ins.iter().map(|p| p.coin.kind.spend_sigops()).sum::<u64>()
             + outs.iter().map(|o| o.kind.output_sigops()).sum::<u64>();
         let total_in: i64 = ins.iter().map(|p| p.coin.value).sum();
-        let feerate = match era {
-            0 => self.g.rng.range(1, 10),
-            1 => self.g.rng.range(1, 30),
-            _ => self.g.rng.range(1, 50),
+        let feerate = match (shape.feerates, era) {
+            (Some(f), _) => self.g.rng.range(f[era.min(2)].0, f[era.min(2)].1),
+            (None, 0) => self.g.rng.range(1, 10),
+            (None, 1) => self.g.rng.range(1, 30),
+            (None, _) => self.g.rng.range(1, 50),
         } as i64;
         let fee = feerate * weight.div_ceil(4) as i64;
         let spendable = total_in - fee;
         let min_out = 600i64;
+        let payouts: Vec<i64> = match shape.payouts {
+            Some((lo, hi)) => (1..n_out).map(|_| self.g.rng.log_uniform(lo, hi)).collect(),
+            None => Vec::new(),
+        };
+        let need = if shape.payouts.is_some() {
+            payouts.iter().sum::<i64>() + min_out
+        } else {
+            min_out * n_out as i64
+        };
         if plan.weight + weight > BLOCK_WEIGHT_BUDGET
             || plan.sigops + sigops > BLOCK_SIGOPS_BUDGET
-            || spendable < min_out * n_out as i64
+            || spendable < need
         {
             for p in ins {
                 if let Prev::Confirmed = p.prev {
@@ -213,19 +260,30 @@ impl State {
             }
             return None;
         }
-        // Values: a random split with every output above the minimum.
-        let free = spendable - min_out * n_out as i64;
-        let mut parts: Vec<u64> = (0..n_out).map(|_| 1 + self.g.rng.next() % 1000).collect();
-        if n_out > 1 && self.g.rng.chance(500) {
-            parts[0] *= 10; // a payment and a larger change
-        }
-        let sum: u64 = parts.iter().sum();
-        let mut left = free;
-        for (j, o) in outs.iter_mut().enumerate() {
-            let v =
-                if j + 1 == n_out { left } else { (free as i128 * parts[j] as i128 / sum as i128) as i64 };
-            o.value = min_out + v;
-            left -= v;
+        if shape.payouts.is_some() {
+            // Values: the payouts and the change.
+            for (o, &v) in outs.iter_mut().zip(&payouts) {
+                o.value = v;
+            }
+            outs[n_out - 1].value = spendable - payouts.iter().sum::<i64>();
+        } else {
+            // Values: a random split with every output above the minimum.
+            let free = spendable - min_out * n_out as i64;
+            let mut parts: Vec<u64> = (0..n_out).map(|_| 1 + self.g.rng.next() % 1000).collect();
+            if n_out > 1 && self.g.rng.chance(500) {
+                parts[0] *= 10; // a payment and a larger change
+            }
+            let sum: u64 = parts.iter().sum();
+            let mut left = free;
+            for (j, o) in outs.iter_mut().enumerate() {
+                let v = if j + 1 == n_out {
+                    left
+                } else {
+                    (free as i128 * parts[j] as i128 / sum as i128) as i64
+                };
+                o.value = min_out + v;
+                left -= v;
+            }
         }
         let version = if era == 0 && self.g.rng.chance(700) { 1 } else { 2 };
         let tx = Transaction {
@@ -266,11 +324,11 @@ impl State {
         plan.fees += fee;
         plan.new_outputs += n_out;
         let spent_in_block = vec![false; n_out];
-        plan.txs.push(PlanTx { tx, ins, outs, spent_in_block, level });
+        plan.txs.push(PlanTx { tx, ins, outs, spent_in_block, level, role: Role::Payment });
         Some(plan.txs.len() - 1)
     }
 
-    fn confirmed(&mut self, coins: Vec<Utxo>, era: usize) -> Vec<PlanIn> {
+    pub(super) fn confirmed(&mut self, coins: Vec<Utxo>, era: usize) -> Vec<PlanIn> {
         coins.into_iter().map(|c| self.plan_input(c, Prev::Confirmed, era)).collect()
     }
 

@@ -23,11 +23,17 @@ pub enum Profile {
     Default,
     /// About 12,000 blocks and 3,000,000 inputs: for scaling runs.
     Large,
+    /// A UTXO set that grows the way mainnet's does, to 20,000,000 coins at the tip by default
+    /// ([`Spec::utxos`] scales it) over about 10,000 blocks and 2,040,000 inputs: for the coins
+    /// store.
+    #[serde(rename = "utxo-heavy")]
+    UtxoHeavy,
 }
 
 impl Profile {
     /// Every profile.
-    pub const ALL: [Profile; 4] = [Profile::Tiny, Profile::Small, Profile::Default, Profile::Large];
+    pub const ALL: [Profile; 5] =
+        [Profile::Tiny, Profile::Small, Profile::Default, Profile::Large, Profile::UtxoHeavy];
 
     /// The profile's name.
     pub fn name(self) -> &'static str {
@@ -36,16 +42,18 @@ impl Profile {
             Profile::Small => "small",
             Profile::Default => "default",
             Profile::Large => "large",
+            Profile::UtxoHeavy => "utxo-heavy",
         }
     }
 
-    /// Height of the last block.
+    /// Height of the last block (`utxo-heavy`: at [`DEFAULT_UTXOS`]; see [`Spec::tip_height`]).
     pub fn tip_height(self) -> u32 {
         match self {
             Profile::Tiny => 130,
             Profile::Small => 200,
             Profile::Default => 2_000,
             Profile::Large => 12_000,
+            Profile::UtxoHeavy => heavy_tip_height(DEFAULT_UTXOS),
         }
     }
 
@@ -56,6 +64,7 @@ impl Profile {
             Profile::Small => 200,
             Profile::Default => 130,
             Profile::Large => 252,
+            Profile::UtxoHeavy => 210,
         }
     }
 }
@@ -66,7 +75,62 @@ impl std::str::FromStr for Profile {
         Profile::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown profile {s:?} (tiny, small, default, large)"))
+            .ok_or_else(|| format!("unknown profile {s:?} (tiny, small, default, large, utxo-heavy)"))
+    }
+}
+
+/// Coins in the set at the tip of a `utxo-heavy` corpus when no size is given.
+pub const DEFAULT_UTXOS: u64 = 20_000_000;
+
+/// The smallest set a `utxo-heavy` corpus can be asked for.
+pub const MIN_UTXOS: u64 = 50_000;
+
+/// Tip height of a `utxo-heavy` corpus of `utxos` coins: 2,000 coins per block on average,
+/// and never under 3,000 blocks, so that spends can reach coins thousands of blocks old.
+pub(super) fn heavy_tip_height(utxos: u64) -> u32 {
+    (utxos / 2_000).clamp(3_000, 1_000_000) as u32
+}
+
+/// What to generate: a profile, a seed and, for `utxo-heavy`, the size of the final set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// The profile.
+    pub profile: Profile,
+    /// Seed of every choice.
+    pub seed: u64,
+    /// `utxo-heavy` only: coins in the set at the tip (the corpus ends with at least this
+    /// many); `None` is [`DEFAULT_UTXOS`].
+    pub utxos: Option<u64>,
+}
+
+impl Spec {
+    /// `profile` from `seed` at its default size.
+    pub fn new(profile: Profile, seed: u64) -> Spec {
+        Spec { profile, seed, utxos: None }
+    }
+
+    /// The same with a final set of `utxos` coins: `utxo-heavy` only, at least [`MIN_UTXOS`].
+    pub fn with_utxos(self, utxos: u64) -> Result<Spec, String> {
+        if self.profile != Profile::UtxoHeavy {
+            return Err(format!("--utxos applies to the utxo-heavy profile, not {}", self.profile.name()));
+        }
+        if utxos < MIN_UTXOS {
+            return Err(format!("--utxos {utxos}: at least {MIN_UTXOS}"));
+        }
+        Ok(Spec { utxos: (utxos != DEFAULT_UTXOS).then_some(utxos), ..self })
+    }
+
+    /// The size of the final set the generator aims at: `Some` for `utxo-heavy` only.
+    pub fn utxo_target(&self) -> Option<u64> {
+        (self.profile == Profile::UtxoHeavy).then(|| self.utxos.unwrap_or(DEFAULT_UTXOS))
+    }
+
+    /// Height of the last block.
+    pub fn tip_height(&self) -> u32 {
+        match self.utxo_target() {
+            Some(n) => heavy_tip_height(n),
+            None => self.profile.tip_height(),
+        }
     }
 }
 

@@ -1,59 +1,146 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The corpus on disk: blk*.dat files of framed blocks and `manifest.json`, and the cache folder
-//! that is generated once and then reused.
+//! The corpus on disk: blk*.dat files of framed blocks (written from memory or as they are
+//! generated, and read back) and `manifest.json`, and the cache folder that is generated once
+//! and then reused.
 
-use super::generate::{generate, Corpus, Observer};
+use super::generate::{generate_with, Corpus, Observer};
 use super::manifest::{Manifest, FORMAT_VERSION};
-use super::profile::Profile;
+use super::profile::{Profile, Spec, DEFAULT_UTXOS};
 use fullverify::chain::Network;
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Bitcoin Core's maximum blk*.dat file size.
 const MAX_BLOCKFILE_SIZE: usize = 128 << 20;
 
-/// Writes the block files and `manifest.json` into `dir` (created), returning the manifest.
-pub fn write_corpus(corpus: &Corpus, dir: &Path) -> std::io::Result<Manifest> {
-    std::fs::create_dir_all(dir)?;
-    let magic = Network::Regtest.params().magic;
-    let mut files = Vec::new();
-    let mut cur: Option<std::io::BufWriter<std::fs::File>> = None;
-    let mut size = 0usize;
-    for b in &corpus.blocks {
-        if cur.is_none() || size + b.len() + 8 > MAX_BLOCKFILE_SIZE {
-            if let Some(mut f) = cur.take() {
+/// The block files of a corpus being written, a file at a time.
+struct BlockFiles {
+    dir: PathBuf,
+    magic: [u8; 4],
+    files: Vec<String>,
+    cur: Option<BufWriter<File>>,
+    size: usize,
+}
+
+impl BlockFiles {
+    fn create(dir: &Path) -> std::io::Result<BlockFiles> {
+        std::fs::create_dir_all(dir)?;
+        let magic = Network::Regtest.params().magic;
+        Ok(BlockFiles { dir: dir.to_path_buf(), magic, files: Vec::new(), cur: None, size: 0 })
+    }
+
+    /// Appends a block, starting a new file when this one would pass Core's maximum size.
+    fn push(&mut self, b: &[u8]) -> std::io::Result<()> {
+        if self.cur.is_none() || self.size + b.len() + 8 > MAX_BLOCKFILE_SIZE {
+            if let Some(mut f) = self.cur.take() {
                 f.flush()?;
             }
-            let name = format!("blk{:05}.dat", files.len());
-            cur = Some(std::io::BufWriter::new(std::fs::File::create(dir.join(&name))?));
-            files.push(name);
-            size = 0;
+            let name = format!("blk{:05}.dat", self.files.len());
+            self.cur = Some(BufWriter::new(File::create(self.dir.join(&name))?));
+            self.files.push(name);
+            self.size = 0;
         }
-        let f = cur.as_mut().expect("open file");
-        f.write_all(&magic)?;
+        let f = self.cur.as_mut().expect("open file");
+        f.write_all(&self.magic)?;
         f.write_all(&(b.len() as u32).to_le_bytes())?;
         f.write_all(b)?;
-        size += b.len() + 8;
+        self.size += b.len() + 8;
+        Ok(())
     }
-    if let Some(mut f) = cur {
-        f.flush()?;
+
+    /// Closes the last file and writes `manifest.json` with the files' names.
+    fn finish(mut self, manifest: &Manifest) -> std::io::Result<Manifest> {
+        if let Some(mut f) = self.cur.take() {
+            f.flush()?;
+        }
+        let mut m = manifest.clone();
+        m.files = self.files;
+        let mut text = serde_json::to_string_pretty(&m).expect("manifest json");
+        text.push('\n');
+        std::fs::write(self.dir.join("manifest.json"), text)?;
+        Ok(m)
     }
-    let mut m = corpus.manifest.clone();
-    m.files = files;
-    let mut text = serde_json::to_string_pretty(&m).expect("manifest json");
-    text.push('\n');
-    std::fs::write(dir.join("manifest.json"), text)?;
-    Ok(m)
+}
+
+/// Writes the block files and `manifest.json` into `dir` (created), returning the manifest.
+pub fn write_corpus(corpus: &Corpus, dir: &Path) -> std::io::Result<Manifest> {
+    let mut w = BlockFiles::create(dir)?;
+    for b in &corpus.blocks {
+        w.push(b)?;
+    }
+    w.finish(&corpus.manifest)
+}
+
+/// Generates the corpus of `spec` into `dir` (created), writing each block as it is made;
+/// the same files as [`write_corpus`] of [`generate_spec`](crate::chaingen::generate_spec),
+/// without the blocks in memory.
+pub fn generate_to_dir(
+    spec: &Spec,
+    threads: usize,
+    observer: &mut dyn Observer,
+    dir: &Path,
+) -> std::io::Result<Manifest> {
+    let mut w = BlockFiles::create(dir)?;
+    let m = generate_with(spec, threads, observer, &mut |b| w.push(&b))?;
+    w.finish(&m)
+}
+
+/// Calls `f` with the height and bytes of every block of the corpus in `dir`, in chain order.
+pub fn for_each_block(
+    dir: &Path,
+    manifest: &Manifest,
+    mut f: impl FnMut(u32, &[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let magic = Network::Regtest.params().magic;
+    let mut height = manifest.first_height;
+    for name in &manifest.files {
+        let p = dir.join(name);
+        let mut r = BufReader::new(File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?);
+        let mut head = [0u8; 8];
+        loop {
+            match r.read_exact(&mut head) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) => return Err(format!("{}: {e}", p.display())),
+            }
+            if head[..4] != magic {
+                return Err(format!("{}: no block magic before height {height}", p.display()));
+            }
+            let mut b = vec![0u8; u32::from_le_bytes(head[4..].try_into().expect("4")) as usize];
+            r.read_exact(&mut b).map_err(|e| format!("{}: {e}", p.display()))?;
+            f(height, &b)?;
+            height += 1;
+        }
+    }
+    Ok(())
+}
+
+impl Spec {
+    /// The corpus's name, its cache folder's: `<profile>-<seed>-v<format>`, with the set size
+    /// after the profile when it is not the default (`utxo-heavy-200000utxos-<seed>-v<format>`),
+    /// so that corpora of different sizes never share a folder.
+    pub fn id(&self) -> String {
+        let size = match self.utxo_target() {
+            Some(n) if n != DEFAULT_UTXOS => format!("-{n}utxos"),
+            _ => String::new(),
+        };
+        format!("{}{size}-{}-v{}", self.profile.name(), self.seed, FORMAT_VERSION)
+    }
 }
 
 /// The cache folder of a corpus under `root`: `<root>/<profile>-<seed>-v<FORMAT_VERSION>`.
 pub fn cache_dir(root: &Path, profile: Profile, seed: u64) -> PathBuf {
-    root.join(format!("{}-{seed}-v{FORMAT_VERSION}", profile.name()))
+    spec_dir(root, &Spec::new(profile, seed))
+}
+
+/// The cache folder of the corpus of `spec` under `root`: `<root>/<id>` ([`Spec::id`]).
+pub fn spec_dir(root: &Path, spec: &Spec) -> PathBuf {
+    root.join(spec.id())
 }
 
 /// The corpus of `profile` and `seed` under `root`, generated first unless a complete one is
-/// there (a folder whose manifest matches). Generation writes to a temporary sibling folder
-/// and renames it, so an interrupted run leaves no half corpus behind.
+/// there ([`ensure_spec`]).
 pub fn ensure_corpus(
     root: &Path,
     profile: Profile,
@@ -61,20 +148,34 @@ pub fn ensure_corpus(
     threads: usize,
     observer: &mut dyn Observer,
 ) -> std::io::Result<(PathBuf, Manifest, bool)> {
-    let dir = cache_dir(root, profile, seed);
+    ensure_spec(root, &Spec::new(profile, seed), threads, observer)
+}
+
+/// The corpus of `spec` under `root`, generated first unless a complete one is there (a
+/// folder whose manifest matches and records the set's growth). Generation writes to a
+/// temporary sibling folder and renames it, so an interrupted run leaves no half corpus
+/// behind.
+pub fn ensure_spec(
+    root: &Path,
+    spec: &Spec,
+    threads: usize,
+    observer: &mut dyn Observer,
+) -> std::io::Result<(PathBuf, Manifest, bool)> {
+    let dir = spec_dir(root, spec);
     if let Ok(m) = Manifest::read(&dir) {
         if m.format_version == FORMAT_VERSION
-            && m.seed == seed
-            && m.profile == profile
+            && m.seed == spec.seed
+            && m.profile == spec.profile
+            && m.utxo_target == spec.utxo_target()
+            && !m.growth.is_empty()
             && m.files.iter().all(|f| dir.join(f).is_file())
         {
             return Ok((dir, m, false));
         }
     }
-    let corpus = generate(profile, seed, threads, observer);
-    let tmp = root.join(format!(".{}-{seed}-v{FORMAT_VERSION}.tmp-{}", profile.name(), std::process::id()));
+    let tmp = root.join(format!(".{}.tmp-{}", spec.id(), std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let m = write_corpus(&corpus, &tmp)?;
+    let m = generate_to_dir(spec, threads, observer, &tmp)?;
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::rename(&tmp, &dir)?;
     Ok((dir, m, true))
