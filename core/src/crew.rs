@@ -11,9 +11,10 @@
 //! of the next; after a job a helper spins only while the next one is expected (twice the
 //! recent gap, at most `SPIN_MAX`), then parks until woken, so a helper burns no CPU while
 //! its caller does serial work. A caller done with its share of a job spins for at most
-//! `SPIN_MAX` for the helpers' last pieces, then parks until the last one wakes it. What the
-//! threads spent spinning and how often they parked is counted ([`stats`]), and the replay
-//! reports it.
+//! `SPIN_MAX` for the helpers' last pieces, then yields its CPU between looks (awake, because a
+//! woken thread on a virtual machine can start a scheduler tick late) and parks only after
+//! `WAIT_AWAKE`. What the threads spent waiting awake and how often they parked is counted
+//! ([`stats`]), and the replay reports it.
 //!
 //! `on_crew` (crate-private) is the entry point, [`join`] the public one for two closures; a call made from inside a crew job (nested) runs on
 //! freshly spawned scoped threads instead.
@@ -29,6 +30,13 @@ use std::time::{Duration, Instant};
 /// The longest a thread spins before it parks: a helper waiting for the next job (and then
 /// only while one is expected, see [`Shared::gap_ns`]), or a caller waiting for its helpers.
 const SPIN_MAX: Duration = Duration::from_micros(200);
+
+/// How long a caller done with its share of a job stays awake for its helpers (spinning for
+/// [`SPIN_MAX`], then yielding its CPU between looks) before it parks. On a virtual machine a
+/// thread woken on an idle CPU was measured to start up to a scheduler tick (4 ms) late, and
+/// the helpers' last pieces usually take well under a millisecond; yielding lets any other
+/// runnable thread have the CPU meanwhile.
+const WAIT_AWAKE: Duration = Duration::from_millis(50);
 
 /// A helper spins for at least this long after a job when the next one is expected at all.
 const SPIN_MIN: Duration = Duration::from_micros(20);
@@ -50,7 +58,8 @@ fn count(what: usize, n: u64) {
 pub struct Stats {
     /// Jobs run on a crew (calls that used helper threads).
     pub jobs: u64,
-    /// Nanoseconds callers spun waiting for their helpers to finish a job.
+    /// Nanoseconds callers waited awake (spinning, then yielding) for their helpers to finish
+    /// a job.
     pub caller_spin_ns: u64,
     /// Times a caller parked waiting for its helpers.
     pub caller_parks: u64,
@@ -196,22 +205,31 @@ impl Crew {
             s.wake.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(job));
-        // Wait for the helpers: spin for their last pieces, then park until the last wakes us.
+        // Wait for the helpers: spin for their last pieces, then stay awake yielding the CPU
+        // between looks (to any other runnable thread) up to `WAIT_AWAKE`, then park until the
+        // last one wakes us.
         let start = Instant::now();
         let mut spins = 0u32;
         while s.running.load(Ordering::Acquire) != 0 {
             spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) && start.elapsed() > SPIN_MAX {
-                count(CALLER_PARKS, 1);
-                let mut g = s.lock_sleep();
-                while s.running.load(Ordering::Acquire) != 0 {
-                    g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
+            if spins.is_multiple_of(64) {
+                let waited = start.elapsed();
+                if waited > WAIT_AWAKE {
+                    count(CALLER_PARKS, 1);
+                    let mut g = s.lock_sleep();
+                    while s.running.load(Ordering::Acquire) != 0 {
+                        g = s.done.wait(g).unwrap_or_else(|e| e.into_inner());
+                    }
+                    break;
                 }
-                break;
+                if waited > SPIN_MAX {
+                    std::thread::yield_now();
+                    continue;
+                }
             }
             std::hint::spin_loop();
         }
-        count(CALLER_SPIN_NS, start.elapsed().min(SPIN_MAX).as_nanos() as u64);
+        count(CALLER_SPIN_NS, start.elapsed().min(WAIT_AWAKE).as_nanos() as u64);
         *s.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.last_end = Some(Instant::now());
         if let Err(p) = mine {
