@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Backend selection.
 //!
-//! Three implementations of the machine-level kernels sit behind one API:
+//! Four implementations of the machine-level kernels sit behind one API:
 //!
 //! | backend    | needs                              | where                          |
 //! |------------|------------------------------------|--------------------------------|
 //! | `Portable` | nothing                            | every target, including wasm32 |
 //! | `Asm`      | x86-64 with BMI2 + ADX             | x86-64 only                    |
+//! | `Avx2`     | x86-64 with AVX2 + BMI2 + ADX      | x86-64 only                    |
 //! | `Ifma`     | x86-64 with AVX-512 F + IFMA + VL  | x86-64 only                    |
 //!
 //! Two types name them:
@@ -15,9 +16,10 @@
 //!   nothing.
 //! - [`Backend`] is a *capability token*: a value proves that this CPU and build can run the
 //!   backend it names. Its field is private, so the only ways to get one are
-//!   [`Backend::portable`], [`Backend::detect`], [`Backend::asm`] / [`Backend::ifma`] (which
-//!   return `None` when unsupported), [`Backend::available`], `Backend::try_from(kind)` and
-//!   `str::parse::<Backend>()` (which check support and return a [`BackendError`] otherwise).
+//!   [`Backend::portable`], [`Backend::detect`], [`Backend::asm`] / [`Backend::avx2`] /
+//!   [`Backend::ifma`] (which return `None` when unsupported), [`Backend::available`],
+//!   `Backend::try_from(kind)` and `str::parse::<Backend>()` (which check support and return a
+//!   [`BackendError`] otherwise).
 //!
 //! Every public entry point that runs backend-specific code takes a `Backend` (or calls
 //! [`Backend::detect`]) and dispatches on it once per call, never per field multiplication.
@@ -52,11 +54,12 @@
 //! ```
 //!
 //! Overrides exist for testing and benchmarking only:
-//! - `FULLVERIFY_BACKEND=portable|asm|ifma` forces the detected backend (a backend the CPU
-//!   cannot run is refused with a message on stderr, and detection proceeds);
-//! - the `no_asm` / `no_ifma` cargo features compile the kernels but never select them;
+//! - `FULLVERIFY_BACKEND=portable|asm|avx2|ifma` forces the detected backend (a backend the
+//!   CPU cannot run is refused with a message on stderr, and detection proceeds);
+//! - the `no_asm` / `no_avx2` / `no_ifma` cargo features compile the kernels but never select
+//!   them;
 //! - `--cfg fullverify_backend="portable"` forces Portable at compile time;
-//! - `FULLVERIFY_REQUIRE_BACKENDS=asm,ifma` makes [`require_or_skip`] fail instead of skip.
+//! - `FULLVERIFY_REQUIRE_BACKENDS=asm,avx2,ifma` makes [`require_or_skip`] fail instead of skip.
 //!
 //! The x86-64 backends also use SHA-NI for SHA-256 kernels when the CPU has it; SHA-NI is a
 //! separate CPU feature, reported by [`Cpu::sha_ni`], and the SHA-NI kernel checks it itself
@@ -64,6 +67,9 @@
 
 use core::fmt;
 
+// Only the tests run the AVX2 kernels so far.
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
+pub(crate) mod avx2;
 pub(crate) mod field;
 // Off x86-64 only the tests and `field_chain_x8_with` run the eight-lane kernels (on the
 // portable model).
@@ -81,6 +87,11 @@ crate::named_enum! {
     pub enum BackendKind as "backend" custom_from_str {
         /// Pure Rust with `u128` products; runs everywhere.
         Portable => "portable",
+        /// AVX2, eight field elements in two four-lane registers: the eight-way ECDSA and
+        /// BIP340 verification of `verify_many` and bulk key parsing, on CPUs without AVX-512
+        /// IFMA. Everything else runs on the Asm field (the backend needs BMI2+ADX too).
+        /// Listed before Asm: detection never prefers it to Asm.
+        Avx2 => "avx2",
         /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.
         Asm => "asm",
         /// AVX-512 IFMA, eight independent field elements per register: eight-way ECDSA and
@@ -107,6 +118,8 @@ pub struct Cpu {
     pub bmi2_adx: bool,
     /// AVX-512 F + IFMA + VL.
     pub avx512ifma: bool,
+    /// AVX2.
+    pub avx2: bool,
     /// SHA extensions (SHA256RNDS2, SHA256MSG1/2) plus SSE4.1.
     pub sha_ni: bool,
 }
@@ -123,6 +136,7 @@ impl Cpu {
                 avx512ifma: std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512ifma")
                     && std::arch::is_x86_feature_detected!("avx512vl"),
+                avx2: std::arch::is_x86_feature_detected!("avx2"),
                 sha_ni: std::arch::is_x86_feature_detected!("sha")
                     && std::arch::is_x86_feature_detected!("sse4.1"),
             })
@@ -148,6 +162,12 @@ impl BackendKind {
             BackendKind::Asm => {
                 cfg!(target_arch = "x86_64") && !cfg!(feature = "no_asm") && Cpu::get().bmi2_adx
             }
+            BackendKind::Avx2 => {
+                cfg!(target_arch = "x86_64")
+                    && !cfg!(feature = "no_avx2")
+                    && Cpu::get().avx2
+                    && Cpu::get().bmi2_adx
+            }
             BackendKind::Ifma => {
                 // Detection reports the hardware but never selects a backend without kernels.
                 cfg!(target_arch = "x86_64")
@@ -163,6 +183,7 @@ impl BackendKind {
         match self {
             BackendKind::Portable => "",
             BackendKind::Asm => "bmi2 adx",
+            BackendKind::Avx2 => "avx2 bmi2 adx",
             BackendKind::Ifma => "avx512f avx512ifma avx512vl",
         }
     }
@@ -186,6 +207,11 @@ impl Backend {
     /// The Asm backend, if this CPU and build can run it.
     pub fn asm() -> Option<Backend> {
         Backend::try_from(BackendKind::Asm).ok()
+    }
+
+    /// The AVX2 backend, if this CPU and build can run it.
+    pub fn avx2() -> Option<Backend> {
+        Backend::try_from(BackendKind::Avx2).ok()
     }
 
     /// The IFMA backend, if this CPU and build can run it.
@@ -263,7 +289,7 @@ impl From<Backend> for BackendKind {
 /// Why a backend name or kind did not give a [`Backend`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BackendError {
-    /// The name is none of `portable`, `asm`, `ifma` (the string as given).
+    /// The name is none of `portable`, `asm`, `avx2`, `ifma` (the string as given).
     Unknown(String),
     /// The backend exists but this CPU or build cannot run it.
     Unsupported(BackendKind),
@@ -272,7 +298,9 @@ pub enum BackendError {
 impl fmt::Display for BackendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BackendError::Unknown(s) => write!(f, "unknown backend {s:?} (expected portable, asm or ifma)"),
+            BackendError::Unknown(s) => {
+                write!(f, "unknown backend {s:?} (expected portable, asm, avx2 or ifma)")
+            }
             BackendError::Unsupported(BackendKind::Ifma) if !IFMA_KERNELS_PRESENT => {
                 write!(f, "backend ifma is not available: this build has no IFMA kernels")
             }
@@ -332,6 +360,7 @@ mod tests {
     #[test]
     fn constructors_agree_with_support() {
         assert_eq!(Backend::asm().is_some(), BackendKind::Asm.is_supported());
+        assert_eq!(Backend::avx2().is_some(), BackendKind::Avx2.is_supported());
         assert_eq!(Backend::ifma().is_some(), BackendKind::Ifma.is_supported());
         for k in BackendKind::ALL {
             assert_eq!(Backend::try_from(k).is_ok(), k.is_supported(), "{k}");

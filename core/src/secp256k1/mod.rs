@@ -35,8 +35,9 @@
 ///
 /// The Asm arm is the only place the crate instantiates code with `Fe4x64Asm`, whose kernels
 /// need BMI2+ADX. It is reached for a token of kind Asm, issued only after the CPU check, and
-/// for a token of kind Ifma when `Cpu::get()` also saw BMI2+ADX (and the build allows Asm):
-/// IFMA's own kernels are eight-lane, so its scalar work runs on the best scalar field.
+/// for a token of kind Ifma or Avx2 when `Cpu::get()` also saw BMI2+ADX (and the build allows
+/// Asm; an Avx2 token implies BMI2+ADX): the eight-lane backends' own kernels are eight-lane,
+/// so their scalar work runs on the best scalar field.
 macro_rules! with_field {
     ($backend:expr, $F:ident => $body:expr) => {
         match $crate::backend::Backend::kind($backend) {
@@ -46,7 +47,7 @@ macro_rules! with_field {
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::backend::BackendKind::Ifma
+            $crate::backend::BackendKind::Ifma | $crate::backend::BackendKind::Avx2
                 if !cfg!(feature = "no_asm") && $crate::backend::Cpu::get().bmi2_adx =>
             {
                 type $F = $crate::backend::x86_64_asm::field::Fe4x64Asm;
