@@ -100,7 +100,7 @@ fn ge_p(w: &[u64; 4]) -> bool {
 }
 
 /// The operations an addition chain needs: implemented by every [`FieldOps`] type and by the
-/// eight-lane `Fe5x52x8`, so the chains below are written once for both.
+/// eight-lane `Fe5x52x8` and `Fe10x26x8`, so the chains below are written once for both.
 pub(crate) trait ChainOps: Copy {
     fn chain_mul(&self, b: &Self) -> Self;
     fn chain_sqr(&self) -> Self;
@@ -133,6 +133,20 @@ macro_rules! chain_ops_by_mul_sqr {
 pub(crate) use chain_ops_by_mul_sqr;
 
 chain_ops_by_mul_sqr!(impl<F: FieldOps> for F);
+
+/// `[$e(i₀), $e(i₁), …]` for the listed indices, written out as an array literal: for arrays
+/// of lane values, where `core::array::from_fn` may be compiled out of line (and its closure
+/// with it, outside the caller's `#[target_feature]` function, where every lane operation
+/// becomes a call) and a loop over a zero-filled array leaves the fill behind (a `memset`).
+macro_rules! array_by_index {
+    (|$k:ident| $e:expr; $($i:literal)+) => {
+        [$({
+            let $k: usize = $i;
+            $e
+        }),+]
+    };
+}
+pub(crate) use array_by_index;
 
 /// The shared start of the inversion (a^(p−2)) and square-root (a^((p+1)/4)) chains:
 /// (x2, x22, x223) with xk = a^(2^k − 1), by 222 squarings and 11 multiplications.

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! From an x-coordinate to a curve point: the square root of x³ + 7 with the wanted parity of
 //! y, which parsing a compressed or x-only key needs (BIP340's `lift_x`), one at a time on the
-//! caller's backend or eight at a time on the AVX-512 lanes.
+//! caller's backend or eight at a time on the AVX-512 or AVX2 lanes.
 
 use super::error::Error;
 use super::field::FieldOps;
 use super::group::Ge;
-use crate::backend::ifma::field::Fe5x52x8;
-use crate::backend::ifma::lanes::Lanes;
+use super::many::Fe8;
 use crate::backend::portable::field::Fe5x52;
 use crate::backend::Backend;
 
@@ -27,15 +26,16 @@ pub(crate) fn decompress_x(backend: Backend, x: &Fe5x52, odd: bool) -> Option<Ge
 }
 
 /// Eight curve points from their x coordinates (canonical, below p) and the wanted parity of
-/// y: the square roots of x³ + 7 on all lanes at once; `None` where x³ + 7 is not a square.
+/// y: the square roots of x³ + 7 on all lanes of the eight-lane field `V` at once; `None`
+/// where x³ + 7 is not a square.
 /// Identical to `Ge::from_x` on each lane.
 // Off x86-64 the eight-lane path runs only in tests (on the portable lane model).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
-pub(crate) fn from_x8<L: Lanes>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<Fe5x52>>; 8] {
+pub(crate) fn from_x8<V: Fe8>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<Fe5x52>>; 8] {
     let c: [Fe5x52; 8] =
         core::array::from_fn(|i| xs[i].sqr().mul(&xs[i]).add(&Fe5x52::from_u64x4([7, 0, 0, 0])).normalize());
-    let r = Fe5x52x8::<L>::from_lanes(&c).pow_p1_4().to_lanes();
+    let r = V::from_lanes(&c).pow_p1_4().to_lanes();
     core::array::from_fn(|i| {
         if !r[i].sqr().eq_var(&c[i]) {
             return None;
@@ -49,13 +49,13 @@ pub(crate) fn from_x8<L: Lanes>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<
 /// [`from_x8`] over every item: groups of eight on the lanes, the 0…7 left over one by one.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
-pub(crate) fn from_x_many_lanes<L: Lanes>(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+pub(crate) fn from_x_many_lanes<V: Fe8>(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
     let mut out = Vec::with_capacity(items.len());
     let mut chunks = items.chunks_exact(8);
     for c in &mut chunks {
         let xs = core::array::from_fn(|i| c[i].0);
         let odd = core::array::from_fn(|i| c[i].1);
-        out.extend_from_slice(&from_x8::<L>(&xs, odd));
+        out.extend_from_slice(&from_x8::<V>(&xs, odd));
     }
     out.extend(chunks.remainder().iter().map(|(x, odd)| Ge::from_x(x, *odd)));
     out
@@ -68,17 +68,30 @@ pub(crate) fn from_x_many_lanes<L: Lanes>(items: &[(Fe5x52, bool)]) -> Vec<Optio
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
 unsafe fn from_x_many_ifma(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
-    from_x_many_lanes::<crate::backend::ifma::lanes::Ifma>(items)
+    from_x_many_lanes::<crate::backend::ifma::field::Fe5x52x8<crate::backend::ifma::lanes::Ifma>>(items)
 }
 
-/// Points from (x, parity of y) for many items: eight lanes at a time on an Ifma token, one by
-/// one with the token's field otherwise. Each answer equals `Ge::from_x` on its item.
+/// [`from_x_many_lanes`] on AVX2 registers.
+///
+/// # Safety
+/// The CPU must have AVX2, BMI2 and ADX (an Avx2 token).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2,adx")]
+unsafe fn from_x_many_avx2(items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    from_x_many_lanes::<crate::backend::avx2::field::Fe10x26x8<crate::backend::avx2::lanes::Avx2>>(items)
+}
+
+/// Points from (x, parity of y) for many items: eight lanes at a time on an Ifma or Avx2 token,
+/// one by one with the token's field otherwise. Each answer equals `Ge::from_x` on its item.
 pub(crate) fn from_x_many(backend: Backend, items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
     match backend.kind() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
         // avx512vl.
         crate::backend::BackendKind::Ifma => unsafe { from_x_many_ifma(items) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an Avx2 token exists only when `Cpu::get()` saw avx2 (and bmi2, adx).
+        crate::backend::BackendKind::Avx2 => unsafe { from_x_many_avx2(items) },
         _ => items.iter().map(|(x, odd)| decompress_x(backend, x, *odd)).collect(),
     }
 }

@@ -4,8 +4,8 @@
 //! field `Fe5x52` and `num-bigint` on structured edge values, limb-saturated weak inputs and
 //! random ones, through the model everywhere and through the registers where the CPU has AVX2.
 
-use super::field::{Fe10x26x8, P_LIMBS};
-use super::lanes::{Emulated, Lanes};
+use super::field::{Fe10x26x8, MulSqr, P_LIMBS};
+use super::lanes::{Emulated, EmulatedHalf, LaneOps, Lanes};
 use crate::backend::portable::field::Fe5x52;
 use crate::backend::BackendKind;
 use fullverify_testkit::{test_iters, test_seed, SplitMix64};
@@ -65,6 +65,20 @@ fn emulated_lanes_vs_u128_model() {
         let g = Emulated::gather(&table, &idx).0;
         assert!((0..8).all(|i| g[i] == table[idx[i] as usize]));
         assert_eq!(Emulated::splat(a[0]).0, [a[0]; 8]);
+        // The halves are lanes 0…3 and 4…7, and their operations are the lanes' own.
+        let [h0, h1] = ea.halves();
+        assert_eq!((h0.0, h1.0), (a[..4].try_into().unwrap(), a[4..].try_into().unwrap()));
+        assert_eq!(Emulated::from_halves([h0, h1]), ea);
+        let [g0, g1] = eb.halves();
+        let half_ops = |x: EmulatedHalf, y: EmulatedHalf| {
+            [x.mul32(y), x.add(y), x.sub(y), x.and(y), x.or(y), x.shr::<26>(), x.shl::<10>()]
+        };
+        let whole =
+            [ea.mul32(eb), ea.add(eb), ea.sub(eb), ea.and(eb), ea.or(eb), ea.shr::<26>(), ea.shl::<10>()];
+        for (k, (lo, hi)) in half_ops(h0, g0).iter().zip(half_ops(h1, g1)).enumerate() {
+            assert_eq!(Emulated::from_halves([*lo, hi]), whole[k], "half op {k}");
+        }
+        assert_eq!(EmulatedHalf::splat(a[1]).0, [a[1]; 4]);
     }
 }
 
@@ -101,6 +115,26 @@ fn avx2_lanes_vs_emulated() {
         let table: Vec<u64> = (0..64).map(|_| rng.next_u64()).collect();
         let idx: [u64; 8] = core::array::from_fn(|_| rng.next_u64() % 64);
         assert_eq!(Avx2::gather(&table, &idx).to_array(), Emulated::gather(&table, &idx).0);
+        // Each half's instruction against the model's half.
+        let ([v0, v1], [w0, w1]) = (va.halves(), vb.halves());
+        let ([e0, e1], [f0, f1]) = (ea.halves(), eb.halves());
+        assert_eq!(Avx2::from_halves([v0, v1]).to_array(), a);
+        let half = |x: Avx2, y: EmulatedHalf, z: EmulatedHalf| {
+            let e = Emulated::from_halves([y, z]).0;
+            assert_eq!(x.to_array(), e);
+        };
+        half(Avx2::from_halves([v0.mul32(w0), v1.mul32(w1)]), e0.mul32(f0), e1.mul32(f1));
+        half(Avx2::from_halves([v0.add(w0), v1.add(w1)]), e0.add(f0), e1.add(f1));
+        half(Avx2::from_halves([v0.sub(w0), v1.sub(w1)]), e0.sub(f0), e1.sub(f1));
+        half(Avx2::from_halves([v0.and(w0), v1.and(w1)]), e0.and(f0), e1.and(f1));
+        half(Avx2::from_halves([v0.or(w0), v1.or(w1)]), e0.or(f0), e1.or(f1));
+        half(Avx2::from_halves([v0.shr::<26>(), v1.shr::<32>()]), e0.shr::<26>(), e1.shr::<32>());
+        half(Avx2::from_halves([v0.shl::<10>(), v1.shl::<64>()]), e0.shl::<10>(), e1.shl::<64>());
+        half(
+            Avx2::from_halves([LaneOps::splat(a[2]), LaneOps::splat(a[5])]),
+            EmulatedHalf([a[2]; 4]),
+            EmulatedHalf([a[5]; 4]),
+        );
     }
 }
 
@@ -204,7 +238,7 @@ fn check_lanes<L: Lanes>(what: &str, got: &Fe10x26x8<L>, want: &[Fe5x52; 8], big
     }
 }
 
-fn check_fe8<L: Lanes>(iters: usize) {
+fn check_fe8<L: MulSqr>(iters: usize) {
     let mut rng = SplitMix64(test_seed());
     let p = p_big();
     for it in 0..iters {
@@ -217,6 +251,9 @@ fn check_fe8<L: Lanes>(iters: usize) {
         let each = |f: &dyn Fn(usize) -> Fe5x52| -> [Fe5x52; 8] { core::array::from_fn(f) };
         check_lanes("mul", &xa.mul(&xb), &each(&|i| a[i].mul(&b[i])), bi);
         check_lanes("sqr", &xa.sqr(), &each(&|i| a[i].sqr()), bi);
+        // The copies the engine calls (out of line on the registers) are the same kernels.
+        assert_eq!(raw(&L::fe_mul(&xa, &xb)), raw(&xa.mul(&xb)), "fe_mul");
+        assert_eq!(raw(&L::fe_sqr(&xa)), raw(&xa.sqr()), "fe_sqr");
         check_lanes("add", &xa.add(&xb), &each(&|i| a[i].add(&b[i])), bi);
         check_lanes("sub", &xa.sub(&xb), &each(&|i| a[i].add(&b[i].negate(1))), bi);
         check_lanes("neg", &xa.neg(), &each(&|i| a[i].negate(1)), bi);
@@ -308,7 +345,7 @@ fn fe10x26x8_avx2_vs_scalar_field() {
     check_chains::<super::lanes::Avx2>(test_iters(2_000));
 }
 
-fn check_fe8_pow<L: Lanes>() {
+fn check_fe8_pow<L: MulSqr>() {
     let mut rng = SplitMix64(test_seed() ^ 1);
     for _ in 0..test_iters(20) {
         let ra: [[u64; 10]; 8] = core::array::from_fn(|_| weak_input(&mut rng));

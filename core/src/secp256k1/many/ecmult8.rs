@@ -2,8 +2,7 @@
 //! The eight-way engine: R = na·A + ng·G on eight lanes at once, with signed fixed windows
 //! (every lane adds at the same bit positions), a global-Z table of A and static tables of G.
 
-use crate::backend::ifma::field::Fe5x52x8;
-use crate::backend::ifma::lanes::Lanes;
+use super::fe8::Fe8;
 use crate::backend::portable::field::Fe5x52;
 use crate::secp256k1::field::batch_inv_var;
 use crate::secp256k1::group::{Ge, Gej};
@@ -19,20 +18,19 @@ const TG: usize = 1 << (WG - 1);
 const NWA: usize = 128usize.div_ceil(WA as usize) + 1;
 const NWG: usize = 128usize.div_ceil(WG as usize);
 
-pub(crate) type Fe<L> = Fe5x52x8<L>;
 /// A table of TA affine points (x, y), one per lane.
-type TableX8<L> = [(Fe<L>, Fe<L>); TA];
+type TableX8<V> = [(V, V); TA];
 
 /// Eight Jacobian points (infinity is tracked by the caller, as a lane mask).
 #[derive(Clone, Copy)]
-pub(crate) struct GejX8<L: Lanes> {
-    pub(crate) x: Fe<L>,
-    pub(crate) y: Fe<L>,
-    pub(crate) z: Fe<L>,
+pub(crate) struct GejX8<V: Fe8> {
+    pub(crate) x: V,
+    pub(crate) y: V,
+    pub(crate) z: V,
 }
 
 #[allow(clippy::wrong_self_convention)]
-impl<L: Lanes> GejX8<L> {
+impl<V: Fe8> GejX8<V> {
     /// 2P in every lane (a = 0): 4 squarings, 3 multiplications.
     #[inline(always)]
     pub(crate) fn double(&self) -> Self {
@@ -49,7 +47,7 @@ impl<L: Lanes> GejX8<L> {
     /// P + (bx, by) with the second point affine (Z = 1): 3 squarings, 8 multiplications.
     /// Returns the z-ratio H too. H = 0 (equal or opposite points) gives Z = 0.
     #[inline(always)]
-    pub(crate) fn add_affine(&self, bx: &Fe<L>, by: &Fe<L>) -> (Self, Fe<L>) {
+    pub(crate) fn add_affine(&self, bx: &V, by: &V) -> (Self, V) {
         let z12 = self.z.sqr();
         let u2 = bx.mul(&z12);
         let s2 = by.mul(&z12).mul(&self.z);
@@ -58,7 +56,7 @@ impl<L: Lanes> GejX8<L> {
 
     /// P + Q where Q's coordinates are (bx, by, 1/bzinv): 3 squarings, 9 multiplications.
     #[inline(always)]
-    pub(crate) fn add_zinv(&self, bx: &Fe<L>, by: &Fe<L>, bzinv: &Fe<L>) -> Self {
+    pub(crate) fn add_zinv(&self, bx: &V, by: &V, bzinv: &V) -> Self {
         let az = self.z.mul(bzinv);
         let z12 = az.sqr();
         let u2 = bx.mul(&z12);
@@ -67,7 +65,7 @@ impl<L: Lanes> GejX8<L> {
     }
 
     #[inline(always)]
-    fn add_finish(&self, u2: &Fe<L>, s2: &Fe<L>, z: &Fe<L>) -> (Self, Fe<L>) {
+    fn add_finish(&self, u2: &V, s2: &V, z: &V) -> (Self, V) {
         let (u1, s1) = (&self.x, &self.y);
         let h = u2.sub(u1);
         let i = s2.sub(s1);
@@ -220,47 +218,37 @@ fn digit_masks(d: [i32; 8]) -> (u8, u8, [u64; 8]) {
     (nz, neg, idx)
 }
 
-/// The table of A (or λA) flattened for gathers: entry e, limb k (x then y), lane l at
-/// `(10e + k)·8 + l`.
+/// The table of A (or λA) flattened for gathers: entry e, word w (x then y, `TABLE_WORDS`
+/// each), lane l at `(2·TABLE_WORDS·e + w)·8 + l`.
 #[inline(always)]
-fn flatten_table<L: Lanes>(t: &TableX8<L>) -> Vec<u64> {
-    let mut out = Vec::with_capacity(TA * 80);
+fn flatten_table<V: Fe8>(t: &TableX8<V>) -> Vec<u64> {
+    let mut out = Vec::with_capacity(TA * 16 * V::TABLE_WORDS);
     for (x, y) in t {
-        for c in x.l.iter().chain(y.l.iter()) {
-            out.extend_from_slice(&c.to_array());
-        }
+        x.write_table(&mut out);
+        y.write_table(&mut out);
     }
     out
 }
 
 /// Lane l's entry `idx[l]` of a per-lane table (see [`flatten_table`]).
 #[inline(always)]
-fn lookup_lanes<L: Lanes>(t: &[u64], idx: &[u64; 8]) -> (Fe<L>, Fe<L>) {
-    let base = L::from_array(core::array::from_fn(|l| idx[l] * 80 + l as u64));
-    let (mut x, mut y) = ([base; 5], [base; 5]);
-    for k in 0..5 {
-        x[k] = L::gather(&t[k * 8..], base);
-        y[k] = L::gather(&t[(k + 5) * 8..], base);
-    }
-    (Fe5x52x8 { l: x }, Fe5x52x8 { l: y })
+fn lookup_lanes<V: Fe8>(t: &[u64], idx: &[u64; 8]) -> (V, V) {
+    let w = V::TABLE_WORDS;
+    let base: [u64; 8] = core::array::from_fn(|l| idx[l] * (16 * w) as u64 + l as u64);
+    (V::read_table(t, &base), V::read_table(&t[8 * w..], &base))
 }
 
 /// Entry `idx[l]` of a shared table (see [`GenTables8`]) in lane l.
 #[inline(always)]
-fn lookup_shared<L: Lanes>(t: &[u64], idx: &[u64; 8]) -> (Fe<L>, Fe<L>) {
-    let base = L::from_array(core::array::from_fn(|l| idx[l] * 10));
-    let (mut x, mut y) = ([base; 5], [base; 5]);
-    for k in 0..5 {
-        x[k] = L::gather(&t[k..], base);
-        y[k] = L::gather(&t[k + 5..], base);
-    }
-    (Fe5x52x8 { l: x }, Fe5x52x8 { l: y })
+fn lookup_shared<V: Fe8>(t: &[u64], idx: &[u64; 8]) -> (V, V) {
+    let base: [u64; 8] = core::array::from_fn(|l| idx[l] * 10);
+    (V::read_limbs52(t, &base), V::read_limbs52(&t[5..], &base))
 }
 
 /// 1…TA times A per lane in the global-Z frame, and Z_global.
 #[inline(always)]
-fn a_table<L: Lanes>(ax: &Fe<L>, ay: &Fe<L>) -> (TableX8<L>, Fe<L>) {
-    let one = Fe::<L>::one();
+fn a_table<V: Fe8>(ax: &V, ay: &V) -> (TableX8<V>, V) {
+    let one = V::one();
     let a = GejX8 { x: *ax, y: *ay, z: one };
     let mut pre = [a; TA];
     let mut zr = [one; TA];
@@ -286,18 +274,20 @@ fn a_table<L: Lanes>(ax: &Fe<L>, ay: &Fe<L>) -> (TableX8<L>, Fe<L>) {
     (out, pre[last].z)
 }
 
-/// The result of [`ecmult8`]: eight Jacobian points (true Z), the lanes that are infinity,
-/// and the lanes whose digits could not be formed (to be done by the scalar code).
-pub(crate) struct Ecmult8Output<L: Lanes> {
-    pub(crate) r: GejX8<L>,
-    pub(crate) inf: u8,
+/// The result of [`ecmult8`] in portable form: eight Jacobian points (true Z; `infinity` set
+/// on the lanes that are infinity), and the lanes whose digits could not be formed (to be done
+/// by the scalar code).
+pub(crate) struct Ecmult8Output {
+    pub(crate) r: [Gej<Fe5x52>; 8],
     pub(crate) scalar_lanes: u8,
 }
 
-/// na·A + ng·G in each of eight lanes. A lane whose result has Z ≡ 0 met an exceptional
-/// addition and must be recomputed by the scalar code (see the module documentation).
+/// na·A + ng·G in each of eight lanes of the field `V`. A lane whose result has Z ≡ 0 met an
+/// exceptional addition and must be recomputed by the scalar code (see the module
+/// documentation). Inlined into one `#[target_feature]` function per register type (and into
+/// one plain function per lane model in the tests), which the verifiers call.
 #[inline(always)]
-pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
+pub(crate) fn ecmult8<V: Fe8>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output {
     let mut scalar_lanes = 0u8;
     let mut digits: [LaneDigits; 8] =
         core::array::from_fn(|_| LaneDigits { k1: [0; NWA], k2: [0; NWA], glo: [0; NWG], ghi: [0; NWG] });
@@ -307,10 +297,10 @@ pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
             None => scalar_lanes |= 1 << i,
         }
     }
-    let ax = Fe::<L>::from_lanes(&core::array::from_fn(|i| inp[i].a.x));
-    let ay = Fe::<L>::from_lanes(&core::array::from_fn(|i| inp[i].a.y));
+    let ax = V::from_lanes(&core::array::from_fn(|i| inp[i].a.x));
+    let ay = V::from_lanes(&core::array::from_fn(|i| inp[i].a.y));
     let (ta, zg) = a_table(&ax, &ay);
-    let beta = Fe::<L>::splat(&crate::secp256k1::ecmult::beta::<Fe5x52>());
+    let beta = V::splat(&crate::secp256k1::ecmult::beta::<Fe5x52>());
     // Plain loops, not closures, keep the kernels inside the caller's target features.
     let mut tl = ta;
     for e in tl.iter_mut() {
@@ -320,7 +310,7 @@ pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
     let tl = flatten_table(&tl);
     let gt = GenTables8::get();
 
-    let mut r = GejX8 { x: Fe::<L>::zero(), y: Fe::<L>::zero(), z: Fe::<L>::one() };
+    let mut r = GejX8 { x: V::zero(), y: V::zero(), z: V::one() };
     let mut inf = 0xFFu8;
     let top = ((NWA - 1) * WA as usize).max((NWG - 1) * WG as usize);
     for bit in (0..=top).rev() {
@@ -335,13 +325,13 @@ pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
                 if nz == 0 {
                     continue;
                 }
-                let (bx, by) = lookup_lanes::<L>(tab, &idx);
+                let (bx, by) = lookup_lanes::<V>(tab, &idx);
                 let by = by.blend(neg, &by.neg());
                 let (sum, _) = r.add_affine(&bx, &by);
                 r = r.blend(nz & !inf, &sum);
                 let fresh = nz & inf;
                 if fresh != 0 {
-                    r = r.blend(fresh, &GejX8 { x: bx, y: by, z: Fe::<L>::one() });
+                    r = r.blend(fresh, &GejX8 { x: bx, y: by, z: V::one() });
                 }
                 inf &= !nz;
             }
@@ -355,7 +345,7 @@ pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
                 if nz == 0 {
                     continue;
                 }
-                let (bx, by) = lookup_shared::<L>(tab, &idx);
+                let (bx, by) = lookup_shared::<V>(tab, &idx);
                 let by = by.blend(neg, &by.neg());
                 let sum = r.add_zinv(&bx, &by, &zg);
                 r = r.blend(nz & !inf, &sum);
@@ -363,26 +353,47 @@ pub(crate) fn ecmult8<L: Lanes>(inp: &[Ecmult8Input; 8]) -> Ecmult8Output<L> {
                 if fresh != 0 {
                     let z2 = zg.sqr();
                     let z3 = z2.mul(&zg);
-                    r = r.blend(fresh, &GejX8 { x: bx.mul(&z2), y: by.mul(&z3), z: Fe::<L>::one() });
+                    r = r.blend(fresh, &GejX8 { x: bx.mul(&z2), y: by.mul(&z3), z: V::one() });
                 }
                 inf &= !nz;
             }
         }
     }
     r.z = r.z.mul(&zg);
-    Ecmult8Output { r, inf, scalar_lanes }
+    Ecmult8Output { r: r.to_lanes(inf), scalar_lanes }
 }
 
 /// Whether lane `i` of `out` holds a usable result: finite and Z ≠ 0 (no exceptional
 /// addition), with digits formed; the portable point when so.
-pub(crate) fn lane_result<L: Lanes>(
-    out: &Ecmult8Output<L>,
-    lanes: &[Gej<Fe5x52>; 8],
-    i: usize,
-) -> Option<Gej<Fe5x52>> {
-    let p = lanes[i];
+pub(crate) fn lane_result(out: &Ecmult8Output, i: usize) -> Option<Gej<Fe5x52>> {
+    let p = out.r[i];
     if (out.scalar_lanes >> i) & 1 == 1 || p.infinity || p.z.normalizes_to_zero_var() {
         return None;
     }
     Some(p)
+}
+
+/// [`ecmult8`] on AVX-512 IFMA registers: the one copy of the engine for them, compiled with
+/// the features enabled so that the lane operations inline as single instructions.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+#[inline(never)]
+pub(crate) unsafe fn ecmult8_ifma(inp: &[Ecmult8Input; 8]) -> Ecmult8Output {
+    use crate::backend::ifma::{field::Fe5x52x8, lanes::Ifma};
+    ecmult8::<Fe5x52x8<Ifma>>(inp)
+}
+
+/// [`ecmult8`] on pairs of AVX2 registers (`Fe10x26x8`): the one copy of the engine for them.
+///
+/// # Safety
+/// The CPU must have AVX2, BMI2 and ADX (an Avx2 token).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2,adx")]
+#[inline(never)]
+pub(crate) unsafe fn ecmult8_avx2(inp: &[Ecmult8Input; 8]) -> Ecmult8Output {
+    use crate::backend::avx2::{field::Fe10x26x8, lanes::Avx2};
+    ecmult8::<Fe10x26x8<Avx2>>(inp)
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Eight-way verification: eight independent ECDSA or BIP340 verifications side by side, one
-//! per lane of [`Fe5x52x8`] (the IFMA backend's field), generic over the lane type so that
-//! the same code runs on AVX-512 IFMA registers and on the portable `[u64; 8]` model.
+//! per lane of an eight-lane field ([`Fe8`]: `Fe5x52x8`, the IFMA backend's, or `Fe10x26x8`,
+//! the AVX2 backend's), generic over the field and its lane type so that the same code runs on
+//! AVX-512 IFMA registers, on pairs of AVX2 registers and on the portable `[u64; 8]` models.
 //!
 //! Per lane the work is that of `ecmult`: R = na·A + ng·G with na = k1 + λ·k2 (GLV) and
 //! ng = g_lo + 2^128·g_hi. Scalar work (inverse of s, the challenge hash, the GLV split and
@@ -25,6 +26,7 @@
 
 mod chain;
 mod ecmult8;
+mod fe8;
 #[cfg(test)]
 mod tests;
 mod verify;
@@ -32,4 +34,5 @@ mod verify;
 pub use chain::field_chain_x8_with;
 #[cfg(test)]
 pub(crate) use chain::inv_lanes_var;
+pub(crate) use fe8::Fe8;
 pub use verify::{ecdsa_verify_many, schnorr_verify_many};

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-use super::ecmult8::{ecmult8, lane_result, Ecmult8Input};
+//! The eight-way engine against the single verifiers, over both eight-lane fields: each through
+//! its portable lane model on every machine, and through the registers via `verify_many` and
+//! `from_x_many` on a token where the CPU has the instructions.
+
+use super::ecmult8::{ecmult8, lane_result, Ecmult8Input, Ecmult8Output};
 use super::verify::{
-    ecdsa_verify8, ecdsa_verify_many_lanes, schnorr_verify_many_lanes, EcdsaItem, SchnorrItem,
+    ecdsa_verify8, ecdsa_verify_many_lanes, schnorr_verify_many_lanes, EcdsaItem, Engine, SchnorrItem,
 };
-use crate::backend::ifma::lanes::Emulated;
+use crate::backend::avx2::field::Fe10x26x8;
+use crate::backend::ifma::field::Fe5x52x8;
 use crate::backend::portable::field::Fe5x52;
 use crate::backend::{require_or_skip, BackendKind};
 use crate::secp256k1::ecdsa::Signature;
@@ -14,6 +19,23 @@ use crate::secp256k1::scalar::{Scalar, N};
 use crate::secp256k1::{ecdsa, schnorr};
 use crate::secp256k1::{PublicKey, XOnlyPublicKey};
 use fullverify_testkit::{test_iters, test_seed, SplitMix64};
+
+/// `Fe5x52x8` on the model of the AVX-512 lanes.
+type Ifma8 = Fe5x52x8<crate::backend::ifma::lanes::Emulated>;
+/// `Fe10x26x8` on the model of the AVX2 lanes.
+type Avx8 = Fe10x26x8<crate::backend::avx2::lanes::Emulated>;
+
+/// The engine on the IFMA lane model (one out-of-line copy, as on the registers).
+#[inline(never)]
+fn engine_ifma8(inp: &[Ecmult8Input; 8]) -> Ecmult8Output {
+    ecmult8::<Ifma8>(inp)
+}
+
+/// The engine on the AVX2 lane model.
+#[inline(never)]
+fn engine_avx8(inp: &[Ecmult8Input; 8]) -> Ecmult8Output {
+    ecmult8::<Avx8>(inp)
+}
 
 /// Valid ECDSA and BIP340 items over a few keys, plus the special cases: results at
 /// infinity and (ECDSA) a signature that verifies only through x(R) = r + n.
@@ -134,12 +156,16 @@ fn random_batches<S: Copy>(
 }
 
 /// Random batches mixing valid and corrupted items in every lane, checked against the
-/// single verifier; `f` is the eight-way verifier under test.
+/// single verifier; `f` is the eight-way verifier under test. Besides the pool's items: results
+/// at infinity, signatures valid only through r + n, and valid ones whose eight-way sum meets a
+/// doubling ([`ecdsa_doubling`]); idle lanes come with batch lengths that are not a multiple of
+/// eight.
 fn check_ecdsa(batches: usize, f: impl Fn(&[EcdsaItem<'_>]) -> Vec<bool>) {
     let mut rng = SplitMix64(test_seed());
     let p = pool(&mut rng, 64);
     let inf: Vec<_> = (0..8).map(|_| ecdsa_infinity(&mut rng)).collect();
     let rpn: Vec<_> = (0..4).map(|_| ecdsa_r_plus_n(&mut rng)).collect();
+    let dbl: Vec<_> = (1..=8u64).map(|k| ecdsa_doubling(1 + k % 3, k)).collect();
     let corrupt = |rng: &mut SplitMix64, kind, m: &mut [u8; 32], s: &mut Signature| match kind {
         0 => m[(rng.next_u64() % 32) as usize] ^= 1,
         1 => s.r = s.r.add(&Scalar::ONE),
@@ -155,6 +181,7 @@ fn check_ecdsa(batches: usize, f: impl Fn(&[EcdsaItem<'_>]) -> Vec<bool>) {
                 4 => (&p.pks[(i + 1) % 64], m, s),
                 5 => (&inf[i % 8].0, &inf[i % 8].1, &inf[i % 8].2),
                 6 => (&rpn[i % 4].0, &rpn[i % 4].1, &rpn[i % 4].2),
+                7 => (&dbl[i % 8].0, &dbl[i % 8].1, &dbl[i % 8].2),
                 _ => (&p.pks[i], m, s),
             })
             .collect();
@@ -199,12 +226,22 @@ fn check_schnorr(batches: usize, f: impl Fn(&[SchnorrItem<'_>]) -> Vec<bool>) {
 
 #[test]
 fn ecdsa_verify_many_emulated_vs_single() {
-    check_ecdsa(test_iters(300), ecdsa_verify_many_lanes::<Emulated, Fe5x52>);
+    check_ecdsa(test_iters(300), |items| ecdsa_verify_many_lanes::<Fe5x52>(&engine_ifma8, items));
 }
 
 #[test]
 fn schnorr_verify_many_emulated_vs_single() {
-    check_schnorr(test_iters(300), schnorr_verify_many_lanes::<Emulated, Fe5x52>);
+    check_schnorr(test_iters(300), |items| schnorr_verify_many_lanes::<Fe5x52>(&engine_ifma8, items));
+}
+
+#[test]
+fn ecdsa_verify_many_avx2_emulated_vs_single() {
+    check_ecdsa(test_iters(300), |items| ecdsa_verify_many_lanes::<Fe5x52>(&engine_avx8, items));
+}
+
+#[test]
+fn schnorr_verify_many_avx2_emulated_vs_single() {
+    check_schnorr(test_iters(300), |items| schnorr_verify_many_lanes::<Fe5x52>(&engine_avx8, items));
 }
 
 #[test]
@@ -220,7 +257,24 @@ fn schnorr_verify_many_ifma_vs_single() {
 }
 
 #[test]
+fn ecdsa_verify_many_avx2_vs_single() {
+    let Some(b) = require_or_skip(BackendKind::Avx2) else { return };
+    check_ecdsa(test_iters(10_000), |items| ecdsa::verify_many(b, items));
+}
+
+#[test]
+fn schnorr_verify_many_avx2_vs_single() {
+    let Some(b) = require_or_skip(BackendKind::Avx2) else { return };
+    check_schnorr(test_iters(10_000), |items| schnorr::verify_many(b, items));
+}
+
+#[test]
 fn special_lanes_take_the_exceptional_path() {
+    check_special_lanes(&engine_ifma8);
+    check_special_lanes(&engine_avx8);
+}
+
+fn check_special_lanes(engine: Engine<'_>) {
     // Infinity in a lane is found by the eight-way code itself (Z = 0 or infinity).
     let mut rng = SplitMix64(test_seed() ^ 4);
     let it: Vec<_> = (0..8).map(|_| ecdsa_infinity(&mut rng)).collect();
@@ -231,12 +285,99 @@ fn special_lanes_take_the_exceptional_path() {
         let z = Scalar::from_bytes_reduce(m).0;
         inp[i] = Ecmult8Input { a: pk.0, na: s.r.mul(&sinv), ng: z.mul(&sinv) };
     }
-    let out = ecmult8::<Emulated>(&inp);
-    let lanes = out.r.to_lanes(out.inf);
+    let out = engine(&inp);
     for i in 0..8 {
-        assert!(lane_result(&out, &lanes, i).is_none(), "lane {i}");
+        assert!(lane_result(&out, i).is_none(), "lane {i}");
     }
-    assert_eq!(ecdsa_verify8::<Emulated, Fe5x52>(&items), [false; 8]);
+    assert_eq!(ecdsa_verify8::<Fe5x52>(engine, &items), [false; 8]);
+}
+
+/// A named engine the tests own.
+type NamedEngine = (&'static str, Box<dyn Fn(&[Ecmult8Input; 8]) -> Ecmult8Output>);
+
+/// The engines this machine can run on registers, behind their tokens.
+fn register_engines() -> Vec<NamedEngine> {
+    let mut out: Vec<NamedEngine> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::ecmult8::{ecmult8_avx2, ecmult8_ifma};
+        if require_or_skip(BackendKind::Avx2).is_some() {
+            // SAFETY: the CPU has AVX2, BMI2 and ADX (an Avx2 token exists).
+            out.push(("avx2", Box::new(|inp| unsafe { ecmult8_avx2(inp) })));
+        }
+        if require_or_skip(BackendKind::Ifma).is_some() {
+            // SAFETY: the CPU has AVX-512 F, IFMA and VL (an Ifma token exists).
+            out.push(("ifma", Box::new(|inp| unsafe { ecmult8_ifma(inp) })));
+        }
+    }
+    out
+}
+
+/// Random inputs (no special structure) finish on the lanes: every lane's result is usable
+/// and equals the scalar `ecmult`, so `verify_many` does not quietly fall back to the single
+/// verifier.
+fn check_ordinary_lanes(name: &str, engine: Engine<'_>, rounds: usize) {
+    let mut rng = SplitMix64(test_seed() ^ 5);
+    for _ in 0..rounds {
+        let inp: [Ecmult8Input; 8] = core::array::from_fn(|_| {
+            let d = scalar(&mut rng);
+            let a = PublicKey::from_secret(&d.to_bytes()).unwrap().0;
+            Ecmult8Input { a, na: scalar(&mut rng), ng: scalar(&mut rng) }
+        });
+        let out = engine(&inp);
+        for (i, x) in inp.iter().enumerate() {
+            let p = lane_result(&out, i).unwrap_or_else(|| panic!("{name}: lane {i} left the engine"));
+            let want = super::super::ecmult::ecmult(&x.a, &x.na, &x.ng);
+            assert!(p.eq_var(&want), "{name}: lane {i}");
+        }
+    }
+}
+
+#[test]
+fn ordinary_lanes_finish_in_the_engine() {
+    check_ordinary_lanes("ifma model", &engine_ifma8, test_iters(4));
+    check_ordinary_lanes("avx2 model", &engine_avx8, test_iters(4));
+    for (name, engine) in register_engines() {
+        check_ordinary_lanes(name, &*engine, test_iters(200));
+    }
+}
+
+/// Valid ECDSA items whose eight-way sum meets an exceptional addition (a doubling): the key
+/// is a·G, u1 = a·b and u2 = b for small a, b, so the A and G windows each add a·b·G at the
+/// last bit: R = 2ab·G, r = x(R), s = r/b, z = a·r.
+fn ecdsa_doubling(a: u64, b: u64) -> (PublicKey, [u8; 32], Signature) {
+    let (sa, sb) = (Scalar::from_u64(a), Scalar::from_u64(b));
+    let pk = PublicKey::from_secret(&sa.to_bytes()).unwrap();
+    let rp = PublicKey::from_secret(&Scalar::from_u64(2 * a * b).to_bytes()).unwrap();
+    let r = Scalar::from_bytes_reduce(&rp.0.x.normalize().to_be_bytes()).0;
+    let sig = Signature { r, s: r.mul(&sb.inv_vartime()) };
+    let z = sa.mul(&r);
+    (pk, z.to_bytes(), sig)
+}
+
+#[test]
+fn exceptional_additions_take_the_exceptional_path() {
+    let it: Vec<_> = (1..=8u64).map(|k| ecdsa_doubling(1 + k % 3, k)).collect();
+    for (pk, m, s) in &it {
+        assert!(ecdsa::verify_with(crate::Backend::portable(), pk, m, s));
+    }
+    let items: [EcdsaItem; 8] = core::array::from_fn(|i| (&it[i].0, &it[i].1, &it[i].2));
+    let mut engines: Vec<NamedEngine> =
+        vec![("ifma model", Box::new(engine_ifma8)), ("avx2 model", Box::new(engine_avx8))];
+    engines.extend(register_engines());
+    for (name, engine) in &engines {
+        let mut inp = [Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE }; 8];
+        for (i, (pk, m, s)) in items.iter().enumerate() {
+            let sinv = s.s.inv_vartime();
+            let z = Scalar::from_bytes_reduce(m).0;
+            inp[i] = Ecmult8Input { a: pk.0, na: s.r.mul(&sinv), ng: z.mul(&sinv) };
+        }
+        let out = engine(&inp);
+        for i in 0..8 {
+            assert!(lane_result(&out, i).is_none(), "{name}: lane {i} should have met a doubling");
+        }
+        assert_eq!(ecdsa_verify8::<Fe5x52>(&**engine, &items), [true; 8], "{name}");
+    }
 }
 
 /// x coordinates for the square-root tests: random ones (about half on the curve),
@@ -297,11 +438,18 @@ fn check_from_x_many(f: impl Fn(&[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>>) {
 
 #[test]
 fn from_x_many_emulated_vs_single() {
-    check_from_x_many(from_x_many_lanes::<Emulated>);
+    check_from_x_many(from_x_many_lanes::<Ifma8>);
+    check_from_x_many(from_x_many_lanes::<Avx8>);
 }
 
 #[test]
 fn from_x_many_ifma_vs_single() {
     let Some(b) = require_or_skip(BackendKind::Ifma) else { return };
+    check_from_x_many(|items| from_x_many(b, items));
+}
+
+#[test]
+fn from_x_many_avx2_vs_single() {
+    let Some(b) = require_or_skip(BackendKind::Avx2) else { return };
     check_from_x_many(|items| from_x_many(b, items));
 }

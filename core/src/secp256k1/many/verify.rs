@@ -2,8 +2,9 @@
 //! Eight ECDSA or BIP340 verifications side by side over the eight-way engine; lanes the engine
 //! cannot finish (exceptional additions, infinity, a GLV fallback) go to the single verifier.
 
-use super::ecmult8::{ecmult8, lane_result, Ecmult8Input};
-use crate::backend::ifma::lanes::Lanes;
+#[cfg(target_arch = "x86_64")]
+use super::ecmult8::{ecmult8_avx2, ecmult8_ifma};
+use super::ecmult8::{lane_result, Ecmult8Input, Ecmult8Output};
 use crate::backend::portable::field::Fe5x52;
 use crate::backend::Backend;
 use crate::secp256k1::ecdsa::signature::Signature;
@@ -20,10 +21,11 @@ pub(crate) type EcdsaItem<'a> = ecdsa::VerifyItem<'a>;
 /// `schnorr::verify`).
 pub(crate) type SchnorrItem<'a> = schnorr::VerifyItem<'a>;
 
-/// Eight ECDSA verifications; `F` is the scalar field used for lanes that need the scalar
-/// path. Identical to `ecdsa::verify_generic::<F>` on each item.
-#[inline(always)]
-pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]) -> [bool; 8] {
+/// Eight ECDSA verifications; `engine` is the eight-way engine (`ecmult8` on one lane field),
+/// `F` the scalar field used for lanes that need the scalar path. Identical to
+/// `ecdsa::verify_generic::<F>` on each item.
+#[inline]
+pub(crate) fn ecdsa_verify8<F: EcmultField>(engine: Engine<'_>, items: &[EcdsaItem<'_>; 8]) -> [bool; 8] {
     let mut res = [false; 8];
     let mut active = 0u8;
     let dummy = Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE };
@@ -53,13 +55,12 @@ pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]
         inp[i] = Ecmult8Input { a: pk.0.normalize(), na: sig.r.mul(&sinv), ng: z.mul(&sinv) };
         active |= 1 << i;
     }
-    let out = ecmult8::<L>(&inp);
-    let lanes = out.r.to_lanes(out.inf);
+    let out = engine(&inp);
     for (i, (pk, msg32, sig)) in items.iter().enumerate() {
         if (active >> i) & 1 == 0 {
             continue;
         }
-        res[i] = match lane_result(&out, &lanes, i) {
+        res[i] = match lane_result(&out, i) {
             Some(p) => ecdsa::x_matches_r(&p, &sig.r),
             None => ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig),
         };
@@ -67,9 +68,10 @@ pub(crate) fn ecdsa_verify8<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>; 8]
     res
 }
 
-/// Eight BIP340 verifications; identical to `schnorr::verify_generic::<F>` on each item.
-#[inline(always)]
-pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>; 8]) -> [bool; 8] {
+/// Eight BIP340 verifications on `engine`; identical to `schnorr::verify_generic::<F>` on each
+/// item.
+#[inline]
+pub(crate) fn schnorr_verify8<F: EcmultField>(engine: Engine<'_>, items: &[SchnorrItem<'_>; 8]) -> [bool; 8] {
     let mut res = [false; 8];
     let mut active = 0u8;
     let dummy = Ecmult8Input { a: Ge::generator(), na: Scalar::ZERO, ng: Scalar::ONE };
@@ -86,15 +88,15 @@ pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>
         inp[i] = Ecmult8Input { a: pk.0.normalize(), na: e.negate(), ng: s };
         active |= 1 << i;
     }
-    let out = ecmult8::<L>(&inp);
-    let lanes = out.r.to_lanes(out.inf);
+    let out = engine(&inp);
+    let lanes = &out.r;
     // Lanes whose x matches still need the parity of y: one shared inversion.
     let mut need_y: Vec<usize> = Vec::with_capacity(8);
     for (i, (pk, msg, sig)) in items.iter().enumerate() {
         if (active >> i) & 1 == 0 {
             continue;
         }
-        match lane_result(&out, &lanes, i) {
+        match lane_result(&out, i) {
             Some(p) => {
                 if p.x_eq_var(&rxs[i]) {
                     need_y.push(i);
@@ -112,6 +114,11 @@ pub(crate) fn schnorr_verify8<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>
     res
 }
 
+/// The eight-way engine the verifiers run: `ecmult8` on one eight-lane field. On registers it
+/// is a closure made by the dispatch arm of a token (over the one `#[target_feature]` copy of
+/// the engine for that register type); in the tests, a plain function over a lane model.
+pub(crate) type Engine<'a> = &'a dyn Fn(&[Ecmult8Input; 8]) -> Ecmult8Output;
+
 /// A remainder of at least this many items (of 1…7) runs as one eight-lane group with idle
 /// lanes: one group costs about two scalar verifications.
 const MIN_PADDED: usize = 3;
@@ -119,9 +126,11 @@ const MIN_PADDED: usize = 3;
 /// `$eight` over chunks of eight items; 3…7 items left over run as one group padded with
 /// `$idle` items (which the eight-way code leaves out of its work), 1 or 2 go to `$one`.
 ///
-/// A macro rather than a function taking `impl Fn`: called through `Fn::call`, the eight-way
-/// body would be compiled outside the caller's `#[target_feature]` context, and every lane
-/// operation would become an out-of-line call (twenty times slower).
+/// A macro rather than a function taking `impl Fn`, from when the verifiers ran inside
+/// `#[target_feature]` functions (called through `Fn::call`, the eight-way body was compiled
+/// outside them and every lane operation became an out-of-line call, twenty times slower). The
+/// lane work is now all inside the engines (`ecmult8_ifma`, `ecmult8_avx2`), and `$eight` and
+/// `$one` hold scalar code only.
 macro_rules! verify_many_in_eights {
     ($items:expr, $idle:expr, $eight:expr, $one:expr) => {{
         let items = $items;
@@ -142,56 +151,40 @@ macro_rules! verify_many_in_eights {
     }};
 }
 
-/// [`ecdsa_verify8`] over all items (see `verify_many_in_eights!`).
-#[inline(always)]
-pub(crate) fn ecdsa_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
+/// [`ecdsa_verify8`] on `engine` over all items (see `verify_many_in_eights!`).
+pub(crate) fn ecdsa_verify_many_lanes<F: EcmultField>(
+    engine: Engine<'_>,
+    items: &[EcdsaItem<'_>],
+) -> Vec<bool> {
     // Idle lanes get r = 0, which leaves them out of the eight-way work.
     let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
     let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
-    verify_many_in_eights!(items, (pk, msg, &idle), ecdsa_verify8::<L, F>, |&(pk, msg32, sig)| {
+    verify_many_in_eights!(items, (pk, msg, &idle), |g| ecdsa_verify8::<F>(engine, g), |&(pk, msg32, sig)| {
         ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig)
     })
 }
 
-/// [`schnorr_verify8`] over all items (see `verify_many_in_eights!`).
-#[inline(always)]
-pub(crate) fn schnorr_verify_many_lanes<L: Lanes, F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
+/// [`schnorr_verify8`] on `engine` over all items (see `verify_many_in_eights!`).
+pub(crate) fn schnorr_verify_many_lanes<F: EcmultField>(
+    engine: Engine<'_>,
+    items: &[SchnorrItem<'_>],
+) -> Vec<bool> {
     // Idle lanes get an R above p, which leaves them out of the eight-way work.
     const IDLE: [u8; 64] = [0xff; 64];
     let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
-    verify_many_in_eights!(items, (pk, msg, &IDLE), schnorr_verify8::<L, F>, |&(pk, msg, sig)| {
+    verify_many_in_eights!(items, (pk, msg, &IDLE), |g| schnorr_verify8::<F>(engine, g), |&(pk, msg, sig)| {
         schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &pk.serialize(), msg, sig)
     })
-}
-
-/// [`ecdsa_verify_many_lanes`] on AVX-512 registers, compiled with the features enabled so
-/// that the lane operations inline as single instructions.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, IFMA and VL, and BMI2+ADX when `F` is the Asm field.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-unsafe fn ecdsa_verify_many_ifma<F: EcmultField>(items: &[EcdsaItem<'_>]) -> Vec<bool> {
-    ecdsa_verify_many_lanes::<crate::backend::ifma::lanes::Ifma, F>(items)
-}
-
-/// [`schnorr_verify_many_lanes`] on AVX-512 registers.
-///
-/// # Safety
-/// As [`ecdsa_verify_many_ifma`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-unsafe fn schnorr_verify_many_ifma<F: EcmultField>(items: &[SchnorrItem<'_>]) -> Vec<bool> {
-    schnorr_verify_many_lanes::<crate::backend::ifma::lanes::Ifma, F>(items)
 }
 
 /// Verifies every item on `backend` and returns one answer per item, in order; each equals
 /// [`verify_with`](crate::secp256k1::ecdsa::verify_with) on the same arguments.
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
-/// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
-/// one by one on the best scalar field); on other
-/// backends this is a loop over [`verify_with`](crate::secp256k1::ecdsa::verify_with).
+/// registers, and on an Avx2 token eight at a time in pairs of AVX2 registers (a remainder of
+/// three to seven runs as one group with idle lanes, of one or two one by one on the best
+/// scalar field); on other backends this is a loop over
+/// [`verify_with`](crate::secp256k1::ecdsa::verify_with).
 ///
 /// ```
 /// use fullverify::secp256k1::{ecdsa, PublicKey};
@@ -208,11 +201,19 @@ unsafe fn schnorr_verify_many_ifma<F: EcmultField>(items: &[SchnorrItem<'_>]) ->
 pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> Vec<bool> {
     match backend.kind() {
         #[cfg(target_arch = "x86_64")]
-        crate::backend::BackendKind::Ifma => with_field!(backend, F => {
+        crate::backend::BackendKind::Ifma => {
             // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
-            // avx512vl; `with_field!` picks the Asm field only when BMI2+ADX are present.
-            unsafe { ecdsa_verify_many_ifma::<F>(items) }
-        }),
+            // avx512vl. The closure is made here only, behind that token.
+            let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_ifma(inp) };
+            with_field!(backend, F => ecdsa_verify_many_lanes::<F>(&engine, items))
+        }
+        #[cfg(target_arch = "x86_64")]
+        crate::backend::BackendKind::Avx2 => {
+            // SAFETY: an Avx2 token exists only when `Cpu::get()` saw avx2 (and bmi2, adx).
+            // The closure is made here only, behind that token.
+            let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_avx2(inp) };
+            with_field!(backend, F => ecdsa_verify_many_lanes::<F>(&engine, items))
+        }
         _ => items.iter().map(|&(pk, m, s)| ecdsa::verify_with(backend, pk, m, s)).collect(),
     }
 }
@@ -221,9 +222,10 @@ pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> V
 /// [`verify_with`](crate::secp256k1::schnorr::verify_with) on the same arguments.
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
-/// registers (a remainder of three to seven runs as one group with idle lanes, of one or two
-/// one by one on the best scalar field); on other
-/// backends this is a loop over [`verify_with`](crate::secp256k1::schnorr::verify_with).
+/// registers, and on an Avx2 token eight at a time in pairs of AVX2 registers (a remainder of
+/// three to seven runs as one group with idle lanes, of one or two one by one on the best
+/// scalar field); on other backends this is a loop over
+/// [`verify_with`](crate::secp256k1::schnorr::verify_with).
 ///
 /// ```
 /// use fullverify::secp256k1::{schnorr, PublicKey};
@@ -240,10 +242,17 @@ pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> V
 pub fn schnorr_verify_many(backend: Backend, items: &[schnorr::VerifyItem<'_>]) -> Vec<bool> {
     match backend.kind() {
         #[cfg(target_arch = "x86_64")]
-        crate::backend::BackendKind::Ifma => with_field!(backend, F => {
+        crate::backend::BackendKind::Ifma => {
             // SAFETY: as in `ecdsa_verify_many`.
-            unsafe { schnorr_verify_many_ifma::<F>(items) }
-        }),
+            let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_ifma(inp) };
+            with_field!(backend, F => schnorr_verify_many_lanes::<F>(&engine, items))
+        }
+        #[cfg(target_arch = "x86_64")]
+        crate::backend::BackendKind::Avx2 => {
+            // SAFETY: as in `ecdsa_verify_many`.
+            let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_avx2(inp) };
+            with_field!(backend, F => schnorr_verify_many_lanes::<F>(&engine, items))
+        }
         _ => items.iter().map(|&(pk, m, s)| schnorr::verify_with(backend, pk, m, s)).collect(),
     }
 }
