@@ -89,7 +89,8 @@ crate::named_enum! {
         Portable => "portable",
         /// AVX2, eight field elements in two four-lane registers: the eight-way ECDSA and
         /// BIP340 verification of `verify_many` and bulk key parsing, on CPUs without AVX-512
-        /// IFMA. Everything else runs on the Asm field (the backend needs BMI2+ADX too).
+        /// IFMA. Everything else runs as on Asm: the Asm field (the backend needs BMI2+ADX
+        /// too) and SHA-NI where present.
         /// Listed before Asm: detection never prefers it to Asm.
         Avx2 => "avx2",
         /// x86-64 assembly using MULX/ADCX/ADOX (BMI2 + ADX), and SHA-NI where present.

@@ -98,7 +98,7 @@ pub fn sha256d64_many(backend: Backend, inputs: &[[u8; 64]], out: &mut [[u8; 32]
     match backend.kind() {
         // The SHA-NI kernel checks the CPU itself (SHA-NI is not implied by the token).
         #[cfg(target_arch = "x86_64")]
-        BackendKind::Asm | BackendKind::Ifma if crate::backend::Cpu::get().sha_ni => {
+        BackendKind::Asm | BackendKind::Avx2 | BackendKind::Ifma if crate::backend::Cpu::get().sha_ni => {
             sha256d64_shani_2way(inputs, out)
         }
         _ => sha256d64_portable(inputs, out),

@@ -105,8 +105,8 @@ impl PublicKey {
         }
     }
 
-    /// [`PublicKey::parse_with`] on every key of `keys`, in order. On an Ifma token the
-    /// compressed keys' square roots are taken eight at a time, one per AVX-512 lane.
+    /// [`PublicKey::parse_with`] on every key of `keys`, in order. On an Ifma or Avx2 token the
+    /// compressed keys' square roots are taken eight at a time, one per lane.
     ///
     /// ```
     /// use fullverify::secp256k1::{Error, PublicKey};
@@ -187,8 +187,8 @@ impl XOnlyPublicKey {
         decompress(backend, b, false).map(XOnlyPublicKey)
     }
 
-    /// [`XOnlyPublicKey::parse_with`] on every key of `keys`, in order; on an Ifma token the
-    /// square roots are taken eight at a time, one per AVX-512 lane.
+    /// [`XOnlyPublicKey::parse_with`] on every key of `keys`, in order; on an Ifma or Avx2
+    /// token the square roots are taken eight at a time, one per lane.
     ///
     /// ```
     /// use fullverify::secp256k1::{Error, PublicKey, XOnlyPublicKey};

@@ -6,6 +6,7 @@
 use super::ecmult8::{ecmult8, lane_result, Ecmult8Input, Ecmult8Output};
 use super::verify::{
     ecdsa_verify8, ecdsa_verify_many_lanes, schnorr_verify_many_lanes, EcdsaItem, Engine, SchnorrItem,
+    MIN_PADDED_AVX2, MIN_PADDED_IFMA,
 };
 use crate::backend::avx2::field::Fe10x26x8;
 use crate::backend::ifma::field::Fe5x52x8;
@@ -226,22 +227,30 @@ fn check_schnorr(batches: usize, f: impl Fn(&[SchnorrItem<'_>]) -> Vec<bool>) {
 
 #[test]
 fn ecdsa_verify_many_emulated_vs_single() {
-    check_ecdsa(test_iters(300), |items| ecdsa_verify_many_lanes::<Fe5x52>(&engine_ifma8, items));
+    check_ecdsa(test_iters(300), |items| {
+        ecdsa_verify_many_lanes::<Fe5x52>(&engine_ifma8, MIN_PADDED_IFMA, items)
+    });
 }
 
 #[test]
 fn schnorr_verify_many_emulated_vs_single() {
-    check_schnorr(test_iters(300), |items| schnorr_verify_many_lanes::<Fe5x52>(&engine_ifma8, items));
+    check_schnorr(test_iters(300), |items| {
+        schnorr_verify_many_lanes::<Fe5x52>(&engine_ifma8, MIN_PADDED_IFMA, items)
+    });
 }
 
 #[test]
 fn ecdsa_verify_many_avx2_emulated_vs_single() {
-    check_ecdsa(test_iters(300), |items| ecdsa_verify_many_lanes::<Fe5x52>(&engine_avx8, items));
+    check_ecdsa(test_iters(300), |items| {
+        ecdsa_verify_many_lanes::<Fe5x52>(&engine_avx8, MIN_PADDED_AVX2, items)
+    });
 }
 
 #[test]
 fn schnorr_verify_many_avx2_emulated_vs_single() {
-    check_schnorr(test_iters(300), |items| schnorr_verify_many_lanes::<Fe5x52>(&engine_avx8, items));
+    check_schnorr(test_iters(300), |items| {
+        schnorr_verify_many_lanes::<Fe5x52>(&engine_avx8, MIN_PADDED_AVX2, items)
+    });
 }
 
 #[test]

@@ -119,12 +119,17 @@ pub(crate) fn schnorr_verify8<F: EcmultField>(engine: Engine<'_>, items: &[Schno
 /// the engine for that register type); in the tests, a plain function over a lane model.
 pub(crate) type Engine<'a> = &'a dyn Fn(&[Ecmult8Input; 8]) -> Ecmult8Output;
 
-/// A remainder of at least this many items (of 1…7) runs as one eight-lane group with idle
-/// lanes: one group costs about two scalar verifications.
-const MIN_PADDED: usize = 3;
+/// On the IFMA engine a remainder of at least this many items (of 1…7) runs as one eight-lane
+/// group with idle lanes: one group costs about two scalar verifications.
+pub(crate) const MIN_PADDED_IFMA: usize = 3;
 
-/// `$eight` over chunks of eight items; 3…7 items left over run as one group padded with
-/// `$idle` items (which the eight-way code leaves out of its work), 1 or 2 go to `$one`.
+/// The same on the AVX2 engine, where one group costs about five scalar verifications
+/// (`ifmabench`: eight-way 1.6× the Asm verifier).
+pub(crate) const MIN_PADDED_AVX2: usize = 6;
+
+/// `$eight` over chunks of eight items; at least `$min_padded` items left over run as one group
+/// padded with `$idle` items (which the eight-way code leaves out of its work), fewer go to
+/// `$one`.
 ///
 /// A macro rather than a function taking `impl Fn`, from when the verifiers ran inside
 /// `#[target_feature]` functions (called through `Fn::call`, the eight-way body was compiled
@@ -132,7 +137,7 @@ const MIN_PADDED: usize = 3;
 /// lane work is now all inside the engines (`ecmult8_ifma`, `ecmult8_avx2`), and `$eight` and
 /// `$one` hold scalar code only.
 macro_rules! verify_many_in_eights {
-    ($items:expr, $idle:expr, $eight:expr, $one:expr) => {{
+    ($items:expr, $min_padded:expr, $idle:expr, $eight:expr, $one:expr) => {{
         let items = $items;
         let mut out = Vec::with_capacity(items.len());
         let mut chunks = items.chunks_exact(8);
@@ -140,7 +145,7 @@ macro_rules! verify_many_in_eights {
             out.extend_from_slice(&$eight(c.try_into().unwrap()));
         }
         let rest = chunks.remainder();
-        if rest.len() >= MIN_PADDED {
+        if rest.len() >= $min_padded {
             let mut group = [$idle; 8];
             group[..rest.len()].copy_from_slice(rest);
             out.extend_from_slice(&$eight(&group)[..rest.len()]);
@@ -151,28 +156,39 @@ macro_rules! verify_many_in_eights {
     }};
 }
 
-/// [`ecdsa_verify8`] on `engine` over all items (see `verify_many_in_eights!`).
+/// [`ecdsa_verify8`] on `engine` over all items, a remainder of `min_padded` or more items as
+/// one padded group (see `verify_many_in_eights!`).
 pub(crate) fn ecdsa_verify_many_lanes<F: EcmultField>(
     engine: Engine<'_>,
+    min_padded: usize,
     items: &[EcdsaItem<'_>],
 ) -> Vec<bool> {
     // Idle lanes get r = 0, which leaves them out of the eight-way work.
     let idle = Signature { r: Scalar::ZERO, s: Scalar::ZERO };
     let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
-    verify_many_in_eights!(items, (pk, msg, &idle), |g| ecdsa_verify8::<F>(engine, g), |&(pk, msg32, sig)| {
+    verify_many_in_eights!(items, min_padded, (pk, msg, &idle), |g| ecdsa_verify8::<F>(engine, g), |&(
+        pk,
+        msg32,
+        sig,
+    )| {
         ecdsa::verify_generic::<F>(&Ge::from_portable(&pk.0), msg32, sig)
     })
 }
 
-/// [`schnorr_verify8`] on `engine` over all items (see `verify_many_in_eights!`).
+/// [`schnorr_verify8`] on `engine` over all items (as [`ecdsa_verify_many_lanes`]).
 pub(crate) fn schnorr_verify_many_lanes<F: EcmultField>(
     engine: Engine<'_>,
+    min_padded: usize,
     items: &[SchnorrItem<'_>],
 ) -> Vec<bool> {
     // Idle lanes get an R above p, which leaves them out of the eight-way work.
     const IDLE: [u8; 64] = [0xff; 64];
     let Some(&(pk, msg, _)) = items.first() else { return Vec::new() };
-    verify_many_in_eights!(items, (pk, msg, &IDLE), |g| schnorr_verify8::<F>(engine, g), |&(pk, msg, sig)| {
+    verify_many_in_eights!(items, min_padded, (pk, msg, &IDLE), |g| schnorr_verify8::<F>(engine, g), |&(
+        pk,
+        msg,
+        sig,
+    )| {
         schnorr::verify_generic::<F>(&Ge::from_portable(&pk.0), &pk.serialize(), msg, sig)
     })
 }
@@ -182,8 +198,8 @@ pub(crate) fn schnorr_verify_many_lanes<F: EcmultField>(
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
 /// registers, and on an Avx2 token eight at a time in pairs of AVX2 registers (a remainder of
-/// three to seven runs as one group with idle lanes, of one or two one by one on the best
-/// scalar field); on other backends this is a loop over
+/// three to seven items, six or seven on Avx2, runs as one group with idle lanes, a smaller
+/// one item by item on the best scalar field); on other backends this is a loop over
 /// [`verify_with`](crate::secp256k1::ecdsa::verify_with).
 ///
 /// ```
@@ -205,14 +221,14 @@ pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> V
             // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
             // avx512vl. The closure is made here only, behind that token.
             let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_ifma(inp) };
-            with_field!(backend, F => ecdsa_verify_many_lanes::<F>(&engine, items))
+            with_field!(backend, F => ecdsa_verify_many_lanes::<F>(&engine, MIN_PADDED_IFMA, items))
         }
         #[cfg(target_arch = "x86_64")]
         crate::backend::BackendKind::Avx2 => {
             // SAFETY: an Avx2 token exists only when `Cpu::get()` saw avx2 (and bmi2, adx).
             // The closure is made here only, behind that token.
             let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_avx2(inp) };
-            with_field!(backend, F => ecdsa_verify_many_lanes::<F>(&engine, items))
+            with_field!(backend, F => ecdsa_verify_many_lanes::<F>(&engine, MIN_PADDED_AVX2, items))
         }
         _ => items.iter().map(|&(pk, m, s)| ecdsa::verify_with(backend, pk, m, s)).collect(),
     }
@@ -223,8 +239,8 @@ pub fn ecdsa_verify_many(backend: Backend, items: &[ecdsa::VerifyItem<'_>]) -> V
 ///
 /// On an Ifma token the items are verified eight at a time, one per lane of the AVX-512
 /// registers, and on an Avx2 token eight at a time in pairs of AVX2 registers (a remainder of
-/// three to seven runs as one group with idle lanes, of one or two one by one on the best
-/// scalar field); on other backends this is a loop over
+/// three to seven items, six or seven on Avx2, runs as one group with idle lanes, a smaller
+/// one item by item on the best scalar field); on other backends this is a loop over
 /// [`verify_with`](crate::secp256k1::schnorr::verify_with).
 ///
 /// ```
@@ -245,13 +261,13 @@ pub fn schnorr_verify_many(backend: Backend, items: &[schnorr::VerifyItem<'_>]) 
         crate::backend::BackendKind::Ifma => {
             // SAFETY: as in `ecdsa_verify_many`.
             let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_ifma(inp) };
-            with_field!(backend, F => schnorr_verify_many_lanes::<F>(&engine, items))
+            with_field!(backend, F => schnorr_verify_many_lanes::<F>(&engine, MIN_PADDED_IFMA, items))
         }
         #[cfg(target_arch = "x86_64")]
         crate::backend::BackendKind::Avx2 => {
             // SAFETY: as in `ecdsa_verify_many`.
             let engine = |inp: &[Ecmult8Input; 8]| unsafe { ecmult8_avx2(inp) };
-            with_field!(backend, F => schnorr_verify_many_lanes::<F>(&engine, items))
+            with_field!(backend, F => schnorr_verify_many_lanes::<F>(&engine, MIN_PADDED_AVX2, items))
         }
         _ => items.iter().map(|&(pk, m, s)| schnorr::verify_with(backend, pk, m, s)).collect(),
     }
