@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The command line shared by the micro-benchmark drivers (`hashbench`, `ifmabench`):
-//! `NAME [--quick] [--rounds N] [--out DIR]`.
+//! `NAME [--quick] [--rounds N] [--clock wall|cpu] [--out DIR]`.
 
+use crate::timing::Clock;
 use std::path::PathBuf;
 
 /// Parsed options of a benchmark driver.
@@ -13,6 +14,8 @@ pub struct BenchArgs {
     pub rounds: Option<usize>,
     /// Results folder (default: the repository's `results/`).
     pub out: Option<PathBuf>,
+    /// What a sample measures: elapsed time (the default) or the thread's CPU time.
+    pub clock: Clock,
 }
 
 impl BenchArgs {
@@ -22,7 +25,7 @@ impl BenchArgs {
         match BenchArgs::parse_from(std::env::args().skip(1)) {
             Ok(Some(a)) => a,
             Ok(None) => {
-                println!("{name} [--quick] [--rounds N] [--out DIR]");
+                println!("{name} [--quick] [--rounds N] [--clock wall|cpu] [--out DIR]");
                 std::process::exit(0);
             }
             Err(e) => {
@@ -44,6 +47,11 @@ impl BenchArgs {
                     a.rounds = Some(v.parse().map_err(|_| format!("--rounds: {v:?} is not a number"))?);
                 }
                 "--out" => a.out = Some(it.next().ok_or("--out needs a folder")?.into()),
+                "--clock" => {
+                    let v = it.next().ok_or("--clock needs wall or cpu")?;
+                    a.clock =
+                        Clock::parse(&v).ok_or_else(|| format!("--clock: {v:?} is neither wall nor cpu"))?;
+                }
                 "-h" | "--help" => return Ok(None),
                 other => return Err(format!("unknown argument {other:?}")),
             }
@@ -63,6 +71,7 @@ mod tests {
     #[test]
     fn options_and_errors() {
         let a = parse(&["--quick", "--rounds", "7", "--out", "r"]).unwrap().unwrap();
+        assert_eq!(a.clock, Clock::Wall);
         assert!(a.quick);
         assert_eq!(a.rounds, Some(7));
         assert_eq!(a.out, Some(PathBuf::from("r")));
@@ -70,5 +79,7 @@ mod tests {
         assert!(parse(&["--rounds", "x"]).is_err());
         assert!(parse(&["--rounds"]).is_err());
         assert!(parse(&["--bogus"]).is_err());
+        assert_eq!(parse(&["--clock", "cpu"]).unwrap().unwrap().clock, Clock::ThreadCpu);
+        assert!(parse(&["--clock", "tsc"]).is_err());
     }
 }

@@ -101,9 +101,70 @@ pub struct ArmSamples {
     pub stats: Stats,
 }
 
+/// What a sample measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clock {
+    /// Elapsed time (`Instant`).
+    #[default]
+    Wall,
+    /// The calling thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`): time the thread was
+    /// descheduled is left out, so on a machine shared with other jobs a sample does not grow
+    /// with their load (a busy sibling hyperthread still slows it).
+    ThreadCpu,
+}
+
+impl Clock {
+    /// `wall` or `cpu`.
+    pub fn parse(s: &str) -> Option<Clock> {
+        match s {
+            "wall" => Some(Clock::Wall),
+            "cpu" => Some(Clock::ThreadCpu),
+            _ => None,
+        }
+    }
+
+    /// The name [`Clock::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall",
+            Clock::ThreadCpu => "cpu",
+        }
+    }
+
+    /// Nanoseconds `f` took on this clock.
+    pub fn time(self, f: impl FnOnce()) -> f64 {
+        match self {
+            Clock::Wall => {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_nanos() as f64
+            }
+            Clock::ThreadCpu => {
+                let t = thread_cpu_ns();
+                f();
+                thread_cpu_ns() - t
+            }
+        }
+    }
+}
+
+/// The calling thread's CPU time in nanoseconds.
+fn thread_cpu_ns() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `clock_gettime` writes the `timespec` it is given and reads nothing else.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
+}
+
 /// Runs every arm once as warm-up, then `rounds` rounds in which each arm runs once, in an
 /// order that rotates every round (A B C, B C A, C A B, …).
 pub fn alternate(arms: &mut [Arm<'_>], rounds: usize) -> Vec<ArmSamples> {
+    alternate_on(Clock::Wall, arms, rounds)
+}
+
+/// [`alternate`] with samples on `clock`.
+pub fn alternate_on(clock: Clock, arms: &mut [Arm<'_>], rounds: usize) -> Vec<ArmSamples> {
     assert!(rounds > 0 && !arms.is_empty());
     for a in arms.iter_mut() {
         (a.run)();
@@ -112,9 +173,7 @@ pub fn alternate(arms: &mut [Arm<'_>], rounds: usize) -> Vec<ArmSamples> {
     for r in 0..rounds {
         for k in 0..arms.len() {
             let i = (r + k) % arms.len();
-            let t = Instant::now();
-            (arms[i].run)();
-            let dt = t.elapsed().as_nanos() as f64;
+            let dt = clock.time(&mut arms[i].run);
             samples[i].push(dt / arms[i].ops as f64);
         }
     }
@@ -171,5 +230,13 @@ mod tests {
             assert_eq!(out[1].name, "b");
         }
         assert_eq!((a, b), (8, 8));
+    }
+
+    #[test]
+    fn cpu_clock_counts_work_not_sleep() {
+        let slept = Clock::ThreadCpu.time(|| std::thread::sleep(std::time::Duration::from_millis(20)));
+        assert!(slept < 10e6, "{slept} ns of CPU time for a 20 ms sleep");
+        assert!(Clock::Wall.time(|| std::thread::sleep(std::time::Duration::from_millis(20))) >= 20e6);
+        assert_eq!(Clock::parse(Clock::ThreadCpu.name()), Some(Clock::ThreadCpu));
     }
 }

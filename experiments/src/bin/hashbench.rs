@@ -3,7 +3,7 @@
 //! straightforward `sha2` double hash per 64-byte node, arms alternated in one run.
 //!
 //! ```text
-//! hashbench [--quick] [--rounds N] [--out DIR]
+//! hashbench [--quick] [--rounds N] [--clock wall|cpu] [--out DIR]
 //! ```
 //! Writes `results/hash/<run-id>.json` (or under `--out`) and ends with one line
 //! `merkle9001_speedup_vs_sha2=<x> sha256d64_speedup_vs_sha2=<y> backend=<name>`.
@@ -12,7 +12,7 @@ use fullverify::hash::{merkle_root_with, sha256d64_many};
 use fullverify::Backend;
 use fullverify_experiments::cli::BenchArgs;
 use fullverify_experiments::report::{results_dir, Packet};
-use fullverify_experiments::timing::{alternate, calibrate, keep, Arm, ArmSamples};
+use fullverify_experiments::timing::{alternate_on, calibrate, keep, Arm, ArmSamples};
 use fullverify_testkit::SplitMix64;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -98,7 +98,7 @@ fn main() {
                 }
             }));
         }
-        alternate(&mut arms, rounds)
+        alternate_on(args.clock, &mut arms, rounds)
     };
     let base = median_of(&d64, "sha2_per_node");
     println!("sha256d64 (ns per 64-byte node, median of {rounds}):");
@@ -145,7 +145,7 @@ fn main() {
                 }
             }));
         }
-        let s = alternate(&mut arms, rounds);
+        let s = alternate_on(args.clock, &mut arms, rounds);
         let base = median_of(&s, "sha2_per_node");
         let line: Vec<String> = s
             .iter()
@@ -171,7 +171,7 @@ fn main() {
         "hash",
         best.name(),
         1,
-        json!({ "quick": args.quick, "rounds": rounds, "sha256d64_batch": batch, "merkle_sizes": sizes,
+        json!({ "quick": args.quick, "rounds": rounds, "clock": args.clock.name(), "sha256d64_batch": batch, "merkle_sizes": sizes,
                 "backends": backends.iter().map(|b| b.name()).collect::<Vec<_>>(),
                 "baseline": "sha2 crate: Sha256::digest(Sha256::digest(node)) per 64-byte node" }),
     );
