@@ -84,7 +84,7 @@ pub struct Cli {
     #[arg(long, value_name = "none|HASH", default_value = "none", value_parser = parse_assumevalid)]
     pub assumevalid: AssumeValid,
 
-    /// Signature backend: portable, asm, ifma. Default: the best one this CPU runs.
+    /// Signature backend: portable, asm, avx2, ifma. Default: the best one this CPU runs.
     #[arg(long, value_parser = parse_backend)]
     pub backend: Option<Backend>,
 

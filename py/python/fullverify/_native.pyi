@@ -14,7 +14,7 @@ class Error(ValueError):
     """Malformed input: wrong lengths, non-canonical encodings, invalid values."""
 
 def backend() -> str:
-    """The backend in use: ``"portable"``, ``"asm"`` or ``"ifma"``."""
+    """The backend in use: ``"portable"``, ``"asm"``, ``"avx2"`` or ``"ifma"``."""
 
 def available_backends() -> list[str]:
     """Backends this CPU and build can run, worst first."""
@@ -150,9 +150,9 @@ def schnorr_verify_batch(items: list[tuple[bytes, bytes, bytes]], backend: Optio
 def schnorr_find_invalid(items: list[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[int]:
     """Indices (ascending) of the invalid items; malformed keys or signatures count as invalid."""
 def ecdsa_verify_many(items: Sequence[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[bool]:
-    """``ecdsa_verify`` on each ``(pubkey, msg32, sig_der)``; eight at a time on the ifma backend."""
+    """``ecdsa_verify`` on each ``(pubkey, msg32, sig_der)``; eight at a time on the ifma and avx2 backends."""
 def schnorr_verify_many(items: Sequence[tuple[bytes, bytes, bytes]], backend: Optional[str] = None) -> list[bool]:
-    """``schnorr_verify`` on each ``(pubkey32, msg, sig64)``; eight at a time on the ifma backend."""
+    """``schnorr_verify`` on each ``(pubkey32, msg, sig64)``; eight at a time on the ifma and avx2 backends."""
 def xonly_pubkey(seckey: bytes) -> bytes: ...
 def xonly_tweak_add(internal: bytes, tweak: bytes) -> tuple[bytes, bool]:
     """BIP341 output key ``internal + tweak*G``: ``(xonly, odd_y)``."""
