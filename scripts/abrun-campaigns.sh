@@ -9,6 +9,8 @@
 #   malloc-866342   system allocator, --malloc default vs --malloc tuned, block 866342, --threads 2
 #   threads-866342  --threads 1 vs --threads 2, block 866342, canonical allocator
 #   threads-corpus  --threads 1 vs --threads 2, default corpus, canonical allocator
+#   threads-corpus-B  the same with --backend B forced in both arms, for every backend B this
+#                   CPU runs (portable, asm, avx2, ifma)
 #   sigmode-866342  --sig-checks inline vs many, block 866342, --threads 2
 #   sigmode-corpus  --sig-checks inline vs many, default corpus, --threads 2
 # Run it on a quiet machine; extra arguments go to every abrun (e.g. --strict, --wait-quiet 60).
@@ -65,6 +67,17 @@ done
 for target in 866342 corpus; do
   campaign threads "$target" "1 thread::$CANON::--threads 1" "2 threads::$CANON::--threads 2" \
     "thread scaling" ", $CANONICAL_ALLOC allocator"
+done
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
+BACKENDS=(portable)
+if has bmi2 adx; then BACKENDS+=(asm); fi
+if has avx2 bmi2 adx; then BACKENDS+=(avx2); fi
+if has avx512f avx512ifma avx512vl; then BACKENDS+=(ifma); fi
+for b in "${BACKENDS[@]}"; do
+  ab --name "threads-corpus-$b" --pairs "$CORPUS_PAIRS" \
+    --control "1 thread::$CANON::--threads 1 --backend $b" --candidate "2 threads::$CANON::--threads 2 --backend $b" \
+    --note "thread scaling with the $b backend forced, default corpus, $CANONICAL_ALLOC allocator"
 done
 for target in 866342 corpus; do
   campaign sigmode "$target" "inline::$CANON::--threads 2 --sig-checks inline" \
