@@ -15,7 +15,7 @@ use crate::backend::{require_or_skip, BackendKind};
 use crate::secp256k1::ecdsa::Signature;
 use crate::secp256k1::field::FieldOps;
 use crate::secp256k1::group::Ge;
-use crate::secp256k1::lift::{from_x_many, from_x_many_lanes};
+use crate::secp256k1::lift::{from_x_many, from_x_many_lanes, MIN_PADDED_LIFT_AVX2, MIN_PADDED_LIFT_IFMA};
 use crate::secp256k1::scalar::{Scalar, N};
 use crate::secp256k1::{ecdsa, schnorr};
 use crate::secp256k1::{PublicKey, XOnlyPublicKey};
@@ -445,10 +445,54 @@ fn check_from_x_many(f: impl Fn(&[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>>) {
     assert!(on_curve > cases.len() / 4 && on_curve < cases.len(), "{on_curve} of {}", cases.len());
 }
 
+/// The lifts on the two lane models, each instantiated once (the lane code is inlined into its
+/// caller, and every further call site would be compiled again).
+#[inline(never)]
+fn lift_ifma8(min_padded: usize, items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    from_x_many_lanes::<Ifma8>(min_padded, &|x: &Fe5x52, odd: bool| Ge::from_x(x, odd), items)
+}
+
+#[inline(never)]
+fn lift_avx8(min_padded: usize, items: &[(Fe5x52, bool)]) -> Vec<Option<Ge<Fe5x52>>> {
+    from_x_many_lanes::<Avx8>(min_padded, &|x: &Fe5x52, odd: bool| Ge::from_x(x, odd), items)
+}
+
 #[test]
 fn from_x_many_emulated_vs_single() {
-    check_from_x_many(from_x_many_lanes::<Ifma8>);
-    check_from_x_many(from_x_many_lanes::<Avx8>);
+    check_from_x_many(|items| lift_ifma8(MIN_PADDED_LIFT_IFMA, items));
+    check_from_x_many(|items| lift_avx8(MIN_PADDED_LIFT_AVX2, items));
+}
+
+/// Every remainder of 1…7 keys, padded into a group or lifted one by one (both sides of each
+/// threshold), equals `Ge::from_x` key by key, on the lane models and on the CPU's tokens.
+#[test]
+fn from_x_many_remainders_vs_single() {
+    let mut rng = SplitMix64(test_seed() ^ 0x11f7);
+    let cases = x_cases(&mut rng, 64);
+    let mut tokens = Vec::new();
+    for kind in [BackendKind::Ifma, BackendKind::Avx2] {
+        if let Some(b) = require_or_skip(kind) {
+            tokens.push(b);
+        }
+    }
+    for n in 1..=23 {
+        for start in [0, 7, 31] {
+            let items = &cases[start..start + n];
+            let want: Vec<_> = items.iter().map(|(x, odd)| Ge::from_x(x, *odd)).collect();
+            let mut got = Vec::new();
+            for min_padded in [1, 3, 7, 8] {
+                got.push(lift_ifma8(min_padded, items));
+                got.push(lift_avx8(min_padded, items));
+            }
+            got.extend(tokens.iter().map(|&b| from_x_many(b, items)));
+            for g in got {
+                let enc = |v: &[Option<Ge<Fe5x52>>]| -> Vec<_> {
+                    v.iter().map(|p| p.map(|p| (p.x.to_be_bytes(), p.y.to_be_bytes()))).collect()
+                };
+                assert_eq!(enc(&g), enc(&want), "{n} keys from {start}");
+            }
+        }
+    }
 }
 
 #[test]
