@@ -34,6 +34,9 @@ fn vector(rel: &str) -> Option<PathBuf> {
     if p.is_none() && std::env::var("FULLVERIFY_REQUIRE_VECTORS").is_ok_and(|v| v == "1") {
         panic!("FULLVERIFY_REQUIRE_VECTORS=1 but {rel} is absent");
     }
+    if p.is_none() {
+        eprintln!("SKIP: the vector {rel} is absent");
+    }
     p
 }
 

@@ -59,6 +59,9 @@ pub fn write_tip_hints(
         return Err(Failure::Usage("--write-hints: no block was connected".into()));
     };
     let store = |e: &dyn std::fmt::Display| Failure::Store(format!("--write-hints {}: {e}", out.display()));
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| store(&e))?;
+    }
     let file = std::fs::File::create(out).map_err(|e| store(&e))?;
     let mut w = HintsWriter::new(BufWriter::with_capacity(1 << 20, file), tip).map_err(|e| store(&e))?;
     let src = open_source(kind, path, network).map_err(|e| Failure::Source(e.to_string()))?;
