@@ -562,3 +562,55 @@ fn replay_binary_mode_swiftsync_and_fallback() {
         run_bin(&["--mode", "swiftsync", "--source", "core-blocks", d, "--network", "regtest"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// Given the chain's median times past, a block is checked for lock-time finality against its
+/// parent's MTP (as the chain state does); without them the time-based lock is not checked.
+#[test]
+fn chain_context_checks_lock_time_finality_against_the_parents_mtp() {
+    use fullverify::encode::{Transaction, TxIn, TxOut};
+    use fullverify::validation::{
+        bip34_height_push, check_decoded_block_in_chain, check_decoded_block_with_spent, ChainContext,
+        CheckOptions,
+    };
+    let p = Network::Regtest.params();
+    let genesis = p.genesis_block();
+    let mtp0 = i64::from(genesis.header.time);
+    let block_at = |lock_time: u32| {
+        let mut script_sig = bip34_height_push(1);
+        script_sig.push(0x51);
+        let coinbase = Transaction {
+            version: 1,
+            inputs: vec![TxIn {
+                prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+                script_sig,
+                sequence: 0xffff_fffe,
+                witness: Vec::new(),
+            }],
+            outputs: vec![TxOut { value: 50_0000_0000, script_pubkey: vec![0x51] }],
+            lock_time,
+        };
+        let mut b = Block { header: genesis.header, txdata: vec![coinbase] };
+        b.header.version = 4;
+        b.header.prev_block = genesis.block_hash();
+        b.header.time = genesis.header.time + 600;
+        b.header.merkle_root = fullverify::hash::merkle_root(&[b.txdata[0].txid()]).root;
+        while !fullverify::chain::check_proof_of_work(&b.block_hash(), b.header.bits, p) {
+            b.header.nonce += 1;
+        }
+        b
+    };
+    let opts = CheckOptions::new(Network::Regtest, 1, fullverify::Backend::detect());
+    let mtp = |h: u32| {
+        assert_eq!(h, 0, "only the parent's MTP is asked for");
+        mtp0
+    };
+    let chain = ChainContext { mtp: &mtp };
+    // Locked until one second after the parent's MTP: not final in the chain.
+    let late = block_at(mtp0 as u32 + 1);
+    check_decoded_block_with_spent(&late, &[], 1, &opts).expect("no time lock is checked without the chain");
+    let e = check_decoded_block_in_chain(&late, &[], 1, &opts, chain).unwrap_err();
+    assert_eq!((e.reason.as_str(), e.tx.map(|t| t.0)), ("bad-txns-nonfinal", Some(0)));
+    // Locked until one second before it: final.
+    let early = block_at(mtp0 as u32 - 1);
+    check_decoded_block_in_chain(&early, &[], 1, &opts, chain).expect("final");
+}
