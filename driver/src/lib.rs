@@ -8,15 +8,20 @@
 //! - [`source`]: framed files (optionally compressed), hex-per-line files, chaingen corpora and
 //!   Bitcoin Core `blocks/` directories, each yielding raw blocks in chain order with their
 //!   file offsets.
+//! - [`blocksdir`]: writing a Core-shaped blocks directory (blk, rev, xor.dat).
 //! - [`spent`]: the spent-output formats that let one block be validated without its chain.
+//! - [`swiftsync`]: BIP 457 SwiftSync over a Core blocks directory and a BIP 456 hints file:
+//!   headers first, then every block on its own, in ranges on several workers.
 //! - [`metrics`]: resource usage, file digests and per-height-band rates.
 //! - [`report`]: result packets (`results/<experiment>/<run-id>.json`), the contract between
 //!   native runs and the notebooks; the JSON Schema is `results/schema/packet.schema.json`.
 
 #![deny(missing_docs)]
 
+pub mod blocksdir;
 pub mod metrics;
 pub mod replay;
 pub mod report;
 pub mod source;
 pub mod spent;
+pub mod swiftsync;

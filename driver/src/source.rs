@@ -505,6 +505,140 @@ struct Located {
     /// Offset of the payload (after magic and length).
     offset: u64,
     len: u32,
+    header: [u8; 80],
+}
+
+/// One block of a Bitcoin Core blocks directory's best chain, located but not read.
+#[derive(Clone, Debug)]
+pub struct LocatedBlock {
+    /// Index of its file in [`CoreChain::files`].
+    pub file: usize,
+    /// Offset of the block's bytes in the file (after the record's magic and length).
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u32,
+    /// Its header, de-obfuscated.
+    pub header: [u8; 80],
+    /// Its hash (internal byte order).
+    pub hash: [u8; 32],
+}
+
+/// The most-work chain of a Bitcoin Core blocks directory, from its headers: where each block
+/// is, and how to read it.
+#[derive(Clone, Debug)]
+pub struct CoreChain {
+    /// The directory's display name.
+    pub dir_name: String,
+    /// The blk/rev obfuscation key (`xor.dat`; zero without one).
+    pub key: [u8; 8],
+    /// The blk*.dat files, by number.
+    pub files: Vec<PathBuf>,
+    /// Their display names.
+    pub names: Vec<String>,
+    /// The chain from genesis (`[h]` = the block at height h).
+    pub blocks: Vec<LocatedBlock>,
+}
+
+impl CoreChain {
+    /// Indexes the blocks directory `dir` for the network with `magic` and `genesis`: the
+    /// headers of every blk file, then the most-work chain from genesis (the first header to
+    /// reach the most work wins).
+    pub fn open(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<CoreChain, SourceError> {
+        let dir_name = display_name(dir);
+        let key = read_xor_key(dir, &dir_name)?;
+        let files = blk_files(dir)?;
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| format!("{dir_name}/{}", p.file_name().unwrap_or_default().to_string_lossy()))
+            .collect();
+        let mut index: HashMap<[u8; 32], Located> = HashMap::new();
+        let mut children: HashMap<[u8; 32], Vec<[u8; 32]>> = HashMap::new();
+        for (fi, path) in files.iter().enumerate() {
+            for (offset, len, header) in scan_headers(path, &names[fi], magic, &key)? {
+                let hash = sha256d(&header);
+                if index.contains_key(&hash) {
+                    continue;
+                }
+                let prev: [u8; 32] = header[4..36].try_into().expect("32 bytes");
+                let bits = u32::from_le_bytes(header[72..76].try_into().expect("4 bytes"));
+                let work = header_work(bits);
+                index.insert(hash, Located { prev, work, file: fi, offset: offset + 8, len, header });
+                children.entry(prev).or_default().push(hash);
+            }
+        }
+        if !index.contains_key(&genesis) {
+            return Err(SourceError::Corrupt {
+                at: Origin { file: dir_name, offset: 0, decompressed: false },
+                what: format!(
+                    "the genesis block {} of this network is not in the directory",
+                    display_hash(&genesis)
+                ),
+            });
+        }
+        // Cumulative work from genesis, breadth first; the first header to reach the maximum wins.
+        let mut best = (index[&genesis].work, genesis);
+        let mut total_work: HashMap<[u8; 32], u128> = HashMap::new();
+        total_work.insert(genesis, index[&genesis].work);
+        let mut queue = std::collections::VecDeque::from([genesis]);
+        while let Some(h) = queue.pop_front() {
+            let w = total_work[&h];
+            if w > best.0 {
+                best = (w, h);
+            }
+            for c in children.get(&h).into_iter().flatten() {
+                total_work.insert(*c, w.saturating_add(index[c].work));
+                queue.push_back(*c);
+            }
+        }
+        let mut chain = vec![best.1];
+        while *chain.last().expect("non-empty") != genesis {
+            chain.push(index[chain.last().expect("non-empty")].prev);
+        }
+        chain.reverse();
+        let blocks = chain
+            .iter()
+            .map(|h| {
+                let l = &index[h];
+                LocatedBlock { file: l.file, offset: l.offset, len: l.len, header: l.header, hash: *h }
+            })
+            .collect();
+        Ok(CoreChain { dir_name, key, files, names, blocks })
+    }
+
+    /// Where block `b` was found, for messages.
+    pub fn origin(&self, b: &LocatedBlock) -> Origin {
+        Origin { file: self.names[b.file].clone(), offset: b.offset - 8, decompressed: false }
+    }
+
+    /// Reads and de-obfuscates block `b` through `file` (an open handle of its blk file).
+    pub fn read_block(&self, file: &mut File, b: &LocatedBlock) -> Result<Vec<u8>, SourceError> {
+        let mut bytes = vec![0u8; b.len as usize];
+        file.seek(SeekFrom::Start(b.offset)).map_err(io_err(&self.names[b.file]))?;
+        file.read_exact(&mut bytes).map_err(|_| SourceError::Corrupt {
+            at: self.origin(b),
+            what: "block record changed or truncated since it was indexed".into(),
+        })?;
+        xor_at(&mut bytes, b.offset, &self.key);
+        Ok(bytes)
+    }
+
+    /// Opens blk file `fi`.
+    pub fn open_file(&self, fi: usize) -> Result<File, SourceError> {
+        File::open(&self.files[fi]).map_err(io_err(&self.names[fi]))
+    }
+}
+
+/// The obfuscation key of the blocks directory `dir` (`xor.dat`, or zero without one).
+fn read_xor_key(dir: &Path, dir_name: &str) -> Result<[u8; 8], SourceError> {
+    match std::fs::read(dir.join("xor.dat")) {
+        Ok(k) if k.len() == 8 => Ok(k.try_into().expect("8 bytes")),
+        Ok(k) => Err(SourceError::Corrupt {
+            at: Origin { file: format!("{dir_name}/xor.dat"), offset: 0, decompressed: false },
+            what: format!("{} bytes, expected an 8-byte key", k.len()),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok([0; 8]),
+        Err(error) => Err(SourceError::Io { path: format!("{dir_name}/xor.dat"), error }),
+    }
 }
 
 /// The files of a blocks directory, sorted by their number.
@@ -560,90 +694,28 @@ fn dir_of(p: &Path) -> &Path {
     p.parent().unwrap_or(p)
 }
 
-/// A Bitcoin Core blocks directory: the most-work chain from `genesis` found in its files.
+/// A Bitcoin Core blocks directory: the most-work chain from `genesis` found in its files
+/// ([`CoreChain::open`]), block after block.
 pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Source, SourceError> {
-    let dir_name = display_name(dir);
-    let key: [u8; 8] = match std::fs::read(dir.join("xor.dat")) {
-        Ok(k) if k.len() == 8 => k.try_into().expect("8 bytes"),
-        Ok(k) => {
-            return Err(SourceError::Corrupt {
-                at: Origin { file: format!("{dir_name}/xor.dat"), offset: 0, decompressed: false },
-                what: format!("{} bytes, expected an 8-byte key", k.len()),
-            })
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => [0; 8],
-        Err(error) => return Err(SourceError::Io { path: format!("{dir_name}/xor.dat"), error }),
-    };
-    let files = blk_files(dir)?;
-    let names: Vec<String> = files
-        .iter()
-        .map(|p| format!("{dir_name}/{}", p.file_name().unwrap_or_default().to_string_lossy()))
-        .collect();
-    let mut index: HashMap<[u8; 32], Located> = HashMap::new();
-    let mut children: HashMap<[u8; 32], Vec<[u8; 32]>> = HashMap::new();
-    for (fi, path) in files.iter().enumerate() {
-        for (offset, len, header) in scan_headers(path, &names[fi], magic, &key)? {
-            let hash = sha256d(&header);
-            if index.contains_key(&hash) {
-                continue;
-            }
-            let prev: [u8; 32] = header[4..36].try_into().expect("32 bytes");
-            let bits = u32::from_le_bytes(header[72..76].try_into().expect("4 bytes"));
-            index.insert(hash, Located { prev, work: header_work(bits), file: fi, offset: offset + 8, len });
-            children.entry(prev).or_default().push(hash);
-        }
-    }
-    if !index.contains_key(&genesis) {
-        return Err(SourceError::Corrupt {
-            at: Origin { file: dir_name, offset: 0, decompressed: false },
-            what: format!(
-                "the genesis block {} of this network is not in the directory",
-                display_hash(&genesis)
-            ),
-        });
-    }
-    // Cumulative work from genesis, breadth first; the first header to reach the maximum wins.
-    let mut best = (index[&genesis].work, genesis);
-    let mut total_work: HashMap<[u8; 32], u128> = HashMap::new();
-    total_work.insert(genesis, index[&genesis].work);
-    let mut queue = std::collections::VecDeque::from([genesis]);
-    while let Some(h) = queue.pop_front() {
-        let w = total_work[&h];
-        if w > best.0 {
-            best = (w, h);
-        }
-        for c in children.get(&h).into_iter().flatten() {
-            total_work.insert(*c, w.saturating_add(index[c].work));
-            queue.push_back(*c);
-        }
-    }
-    let mut chain = vec![best.1];
-    while *chain.last().expect("non-empty") != genesis {
-        chain.push(index[chain.last().expect("non-empty")].prev);
-    }
-    chain.reverse();
-    let locs: Vec<(usize, u64, u32)> =
-        chain.iter().map(|h| (index[h].file, index[h].offset, index[h].len)).collect();
-    let total = Some(locs.len() as u64);
+    let chain = CoreChain::open(dir, magic, genesis)?;
+    let total = Some(chain.blocks.len() as u64);
+    let name = chain.dir_name.clone();
     let mut open: Option<(usize, File)> = None;
-    let blocks = locs.into_iter().map(move |(fi, offset, len)| {
-        if open.as_ref().is_none_or(|(i, _)| *i != fi) {
-            open = Some((fi, File::open(&files[fi]).map_err(io_err(&names[fi]))?));
-        }
-        let f = &mut open.as_mut().expect("opened").1;
-        let mut bytes = vec![0u8; len as usize];
-        f.seek(SeekFrom::Start(offset)).map_err(io_err(&names[fi]))?;
-        f.read_exact(&mut bytes).map_err(|_| SourceError::Corrupt {
-            at: Origin { file: names[fi].clone(), offset: offset - 8, decompressed: false },
-            what: "block record changed or truncated since it was indexed".into(),
-        })?;
-        xor_at(&mut bytes, offset, &key);
-        Ok(RawBlock {
-            bytes,
-            origin: Origin { file: names[fi].clone(), offset: offset - 8, decompressed: false },
-        })
+    let mut next = 0usize;
+    let blocks = std::iter::from_fn(move || {
+        let b = chain.blocks.get(next)?.clone();
+        next += 1;
+        let read = (|| {
+            if open.as_ref().is_none_or(|(i, _)| *i != b.file) {
+                open = Some((b.file, chain.open_file(b.file)?));
+            }
+            let f = &mut open.as_mut().expect("opened").1;
+            let bytes = chain.read_block(f, &b)?;
+            Ok(RawBlock { bytes, origin: chain.origin(&b) })
+        })();
+        Some(read)
     });
-    Ok(Source { kind: "core-blocks", name: dir_name, total, blocks: Box::new(blocks) })
+    Ok(Source { kind: "core-blocks", name, total, blocks: Box::new(blocks) })
 }
 
 /// A hash in display order (byte-reversed hex), as block explorers and Core print it.

@@ -158,8 +158,13 @@ fn replay<'py>(
     chain.sig_mode = SigMode::for_backend(b);
     chain.dbcache_bytes = dbcache_mb << 20;
     chain.muhash = muhash;
-    let settings =
-        Settings { chain, stop_height, store: datadir.map_or(Store::Memory, Store::Dir), read_ahead: true };
+    let settings = Settings {
+        chain,
+        stop_height,
+        store: datadir.map_or(Store::Memory, Store::Dir),
+        read_ahead: true,
+        write: Default::default(),
+    };
     let o = py
         .detach(|| {
             let kind = SourceKind::detect(&source, network).map_err(Failure::Source)?;
@@ -213,7 +218,7 @@ fn replay<'py>(
 fn failure_message(f: &Failure) -> String {
     match f {
         Failure::Usage(m) | Failure::Source(m) | Failure::Store(m) => m.clone(),
-        Failure::Invalid { .. } => f.to_string(),
+        Failure::Invalid { .. } | Failure::Mismatch(_) => f.to_string(),
     }
 }
 

@@ -74,5 +74,8 @@ pub use error::{script_error_string, BlockError, SCRIPT_FAILURE_PREFIX};
 pub use header::{check_block_header, contextual_check_block_header};
 pub use scripts::{script_flags, verify_scripts, ScriptFailure};
 pub use signet::{check_signet_solution, signet_solution_flags, signet_txs, SIGNET_HEADER};
-pub use single::{check_block_with_spent, check_decoded_block_with_spent, BlockCheckSummary, CheckOptions};
+pub use single::{
+    check_block_with_spent, check_decoded_block_in_chain, check_decoded_block_with_spent, BlockCheckSummary,
+    ChainContext, CheckOptions,
+};
 pub use witness::witness_commitment_index;

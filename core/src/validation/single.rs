@@ -164,6 +164,35 @@ pub fn check_block_with_spent(
     Ok(summary)
 }
 
+/// What a block checked apart from its chain can be told of the chain once its headers are
+/// known (a headers-first pass): the median time past of every block below it, so that the
+/// rules [`check_block_with_spent`] skips for want of ancestors (lock-time finality against
+/// the parent's MTP, BIP68 time locks against the MTP before each spent coin's block) are
+/// checked as [`crate::chainstate::Chainstate`] checks them.
+#[derive(Clone, Copy)]
+pub struct ChainContext<'a> {
+    /// Median time past of the block at a height; asked only for heights below the block's.
+    pub mtp: &'a (dyn Fn(u32) -> i64 + Sync),
+}
+
+impl std::fmt::Debug for ChainContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChainContext { mtp: .. }")
+    }
+}
+
+/// [`check_decoded_block_with_spent`] with the chain's median times past: finality and BIP68
+/// as in a connected chain. BIP30 is still the caller's (it needs the UTXO set).
+pub fn check_decoded_block_in_chain(
+    block: &Block,
+    spent: &[Coin],
+    height: u32,
+    opts: &CheckOptions,
+    chain: ChainContext<'_>,
+) -> Result<BlockCheckSummary, BlockError> {
+    check_decoded(block, spent, height, opts, Some(chain.mtp))
+}
+
 /// [`check_block_with_spent`] on a block already decoded (`parse` is zero in the summary).
 ///
 /// With two or more threads the scripts are verified against `spent` while one more thread
@@ -178,6 +207,19 @@ pub fn check_decoded_block_with_spent(
     height: u32,
     opts: &CheckOptions,
 ) -> Result<BlockCheckSummary, BlockError> {
+    check_decoded(block, spent, height, opts, None)
+}
+
+/// Median time past by height, when the chain is known.
+type Mtp<'a> = Option<&'a (dyn Fn(u32) -> i64 + Sync)>;
+
+fn check_decoded(
+    block: &Block,
+    spent: &[Coin],
+    height: u32,
+    opts: &CheckOptions,
+    mtp: Mtp<'_>,
+) -> Result<BlockCheckSummary, BlockError> {
     let &CheckOptions { network, threads, backend, sig_mode } = opts;
     let params = network.params();
     let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
@@ -186,7 +228,7 @@ pub fn check_decoded_block_with_spent(
         // One step after the other.
         let t = Instant::now();
         let (checked, out, _) =
-            connect_with_spent(block, spent, height, params, threads, backend, sig_mode, true)?;
+            connect_with_spent(block, spent, height, params, (threads, backend, sig_mode), mtp, true)?;
         let totals = (out.fees, out.sigops_cost);
         let checks = t.elapsed() - out.scripts;
         return Ok(summary(block, &checked, n_inputs, totals, params, height, checks, out.scripts));
@@ -217,12 +259,11 @@ pub fn check_decoded_block_with_spent(
         let t = Instant::now();
         // What the summary needs is kept; the rest is dropped here, beside the scripts, and so
         // are the real spent outputs unless they differ from the given ones.
-        let r = connect_with_spent(block, spent, height, params, threads, backend, sig_mode, false).map(
-            |(checked, out, spent_outs)| {
+        let r = connect_with_spent(block, spent, height, params, (threads, backend, sig_mode), mtp, false)
+            .map(|(checked, out, spent_outs)| {
                 let differ = (spent_outs != given).then_some(spent_outs);
                 (checked, out.fees, out.sigops_cost, differ)
-            },
-        );
+            });
         checks = Some((r, t.elapsed()));
     });
     let ts = Instant::now();
@@ -261,13 +302,17 @@ fn connect_with_spent(
     spent: &[Coin],
     height: u32,
     params: &'static ChainParams,
-    threads: usize,
-    backend: Backend,
-    sig_mode: SigMode,
+    (threads, backend, sig_mode): (usize, Backend, SigMode),
+    mtp: Mtp<'_>,
     verify_scripts: bool,
 ) -> Result<(CheckedBlock, ConnectOutcome, Vec<Vec<TxOut>>), BlockError> {
     let checked = check_block(block, height, params, backend)?;
-    contextual_check_block(block, &checked, height, None, params)?;
+    // The lock-time cutoff a connected chain uses: the parent's MTP once CSV is active.
+    let cutoff = mtp.map(|mtp| match height {
+        h if h >= params.csv_height && h > 0 => mtp(h - 1),
+        _ => block.header.time as i64,
+    });
+    contextual_check_block(block, &checked, height, cutoff, params)?;
     let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
     if spent.len() != n_inputs {
         return Err(BlockError::new(
@@ -291,7 +336,7 @@ fn connect_with_spent(
         params,
         height,
         flags: script_flags(params, height, &checked.hash),
-        mtp: None,
+        mtp: mtp.map(|m| m as &dyn Fn(u32) -> i64),
         enforce_bip30: false,
         verify_scripts,
         threads,

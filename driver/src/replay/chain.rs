@@ -2,6 +2,7 @@
 //! A chain replay: a source's blocks connected one by one through the chain state, resumed from
 //! its last flush, into a [`ChainOutcome`] and its packet.
 
+use super::write::{write_tip_hints, BlocksOut, Written};
 use super::{block_bytes, summary_json, Failure, Settings, SourceKind, Store};
 use crate::metrics::{bands, resources, BlockRecord, Resources};
 use crate::report::Packet;
@@ -91,6 +92,8 @@ pub struct ChainOutcome {
     pub crew: fullverify::crew::Stats,
     /// Why the run stopped before the source's end, if it did.
     pub failure: Option<Failure>,
+    /// The hints file and blocks directory written, if asked for.
+    pub written: Written,
 }
 
 impl ChainOutcome {
@@ -144,6 +147,10 @@ impl ChainOutcome {
                 "muhash_s": t.muhash.as_secs_f64(),
             }),
         );
+        if settings.write != Default::default() {
+            let w = &settings.write;
+            p.set("written", self.written.to_json(w.hints.as_deref(), w.blocks.as_deref()));
+        }
         if let Some(f) = &self.failure {
             p.set("error", f.to_json());
         }
@@ -223,6 +230,13 @@ pub fn run_chain(
     };
     let open = t_open.elapsed();
     let resumed_from = cs.tip();
+    let mut blocks_out = match &settings.write.blocks {
+        Some(_) if resumed_from.is_some() => {
+            return Err(Failure::Usage("--write-blocks needs a run from genesis, not a resumed state".into()))
+        }
+        Some(dir) => Some(BlocksOut::create(dir, settings.chain.network)?),
+        None => None,
+    };
     if let (Some((h, _)), Some(d)) = (resumed_from, &datadir) {
         observer.resumed(h, d);
     }
@@ -289,7 +303,15 @@ pub fn run_chain(
                 failure = Some(e);
                 break;
             }
+            if let Some(out) = &mut blocks_out {
+                if let Err(e) = out.connected(&genesis, 0, None) {
+                    failure = Some(e);
+                    break;
+                }
+            }
         }
+        let height = cs.tip().map_or(0, |(h, _)| h + 1);
+        let undo = blocks_out.as_ref().and_then(|o| o.undo_before(&mut cs, &raw.bytes, height));
         let prepared = prepared.unwrap_or_else(|| cs.prepare(&raw.bytes));
         // Beside this block's scripts: the next block is read, decoded, put through CheckBlock,
         // and the coins it spends read into the cache, unless this block is the last wanted.
@@ -318,6 +340,12 @@ pub fn run_chain(
             failure = Some(e);
             break;
         }
+        if let Some(out) = &mut blocks_out {
+            if let Err(e) = out.connected(&raw.bytes, height, undo.as_ref()) {
+                failure = Some(e);
+                break;
+            }
+        }
         ahead = next_ahead.flatten();
     }
     observer.finish();
@@ -327,6 +355,14 @@ pub fn run_chain(
                 "the source does not contain the state's tip {} (nor its child); is it the same chain?",
                 display_hex(&tip)
             )));
+        }
+    }
+    let mut written = Written::default();
+    if let Some(out) = blocks_out {
+        match out.finish() {
+            Ok(w) => written.blocks = Some(w),
+            Err(f) if failure.is_none() => failure = Some(f),
+            Err(f) => eprintln!("{f}"),
         }
     }
     let t_flush = Instant::now();
@@ -350,6 +386,12 @@ pub fn run_chain(
             }
         }
     }
+    if let (Some(out), None) = (&settings.write.hints, &failure) {
+        match write_tip_hints(&mut cs, kind, path, settings.chain.network, out) {
+            Ok(w) => written.hints = Some(w),
+            Err(f) => failure = Some(f),
+        }
+    }
     let wall = start.elapsed();
     let summary = cs.summary();
     drop(cs);
@@ -365,6 +407,7 @@ pub fn run_chain(
         source: SourceStats { blocks_read, bytes_read, sha256: hex::encode(digest.finalize()) },
         crew: fullverify::crew::stats().since(&crew_before),
         failure,
+        written,
     })
 }
 

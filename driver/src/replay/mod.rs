@@ -11,9 +11,11 @@
 
 mod block;
 mod chain;
+mod write;
 
 pub use block::{read_single_block, run_block, BlockOutcome, BlockRun};
 pub use chain::{open_source, run_chain, ChainOutcome, Observer, SourceStats, Totals};
+pub use write::{write_tip_hints, Written};
 
 use crate::report::Packet;
 use crate::source;
@@ -92,6 +94,18 @@ pub struct Settings {
     /// Whether the next block is read, prepared and its coins read ahead beside each block's
     /// scripts (the block pipeline); off, each block is read after the one before connects.
     pub read_ahead: bool,
+    /// What a chain run writes besides its packet.
+    pub write: WriteOut,
+}
+
+/// Files a chain run writes besides its packet (`--write-hints`, `--write-blocks`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteOut {
+    /// The BIP 456 hints file of the tip, written after a run that ended without a failure.
+    pub hints: Option<PathBuf>,
+    /// A Core-shaped blocks directory (blk, rev, xor.dat), written as blocks connect; the
+    /// directory must not hold block files yet.
+    pub blocks: Option<PathBuf>,
 }
 
 impl Settings {
@@ -103,6 +117,7 @@ impl Settings {
             stop_height: None,
             store: Store::Temporary,
             read_ahead: true,
+            write: WriteOut::default(),
         }
     }
 
@@ -121,6 +136,9 @@ impl Settings {
             "sig_mode": c.sig_mode.name(),
             "muhash": c.muhash.name(),
             "read_ahead": self.read_ahead,
+            "mode": "sequential",
+            "write_hints": self.write.hints.is_some(),
+            "write_blocks": self.write.blocks.is_some(),
         });
         let mut p = Packet::new("replay", c.backend.name(), c.threads, params);
         p.set(
@@ -158,6 +176,9 @@ pub enum Failure {
         /// The file and offset of the block in the source, when it came from one.
         origin: Option<String>,
     },
+    /// SwiftSync: the aggregate did not balance, or a block's undo record or hints did not fit
+    /// it (exit code 1): the hints or the undo data are not the chain's. What was seen first.
+    Mismatch(String),
 }
 
 impl Failure {
@@ -166,7 +187,7 @@ impl Failure {
         match self {
             Failure::Usage(_) => EXIT_USAGE,
             Failure::Source(_) | Failure::Store(_) => EXIT_IO,
-            Failure::Invalid { .. } => EXIT_INVALID,
+            Failure::Invalid { .. } | Failure::Mismatch(_) => EXIT_INVALID,
         }
     }
 
@@ -177,6 +198,11 @@ impl Failure {
             Failure::Source(m) => json!({"kind": "source", "message": m}),
             Failure::Store(m) => json!({"kind": "store", "message": m}),
             Failure::Invalid { error: e, .. } => invalid_json(e),
+            Failure::Mismatch(detail) => json!({
+                "kind": "swiftsync-mismatch",
+                "message": crate::swiftsync::MISMATCH,
+                "detail": detail,
+            }),
         }
     }
 }
@@ -188,6 +214,7 @@ impl fmt::Display for Failure {
             Failure::Usage(m) | Failure::Source(m) | Failure::Store(m) => write!(f, "error: {m}"),
             Failure::Invalid { error, origin: Some(o) } => write!(f, "{error} (source {o})"),
             Failure::Invalid { error, origin: None } => write!(f, "{error}"),
+            Failure::Mismatch(detail) => write!(f, "{} ({detail})", crate::swiftsync::MISMATCH),
         }
     }
 }

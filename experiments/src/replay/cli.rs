@@ -22,6 +22,25 @@ pub enum SpentFormatArg {
     Auto,
 }
 
+/// `--mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Block after block through the chain state (the UTXO set looked up and updated).
+    Sequential,
+    /// BIP 457 SwiftSync: headers first, then every block on its own with its coins from the
+    /// undo data and a hints file; needs --hints and --source core-blocks.
+    Swiftsync,
+}
+
+/// `--fallback`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FallbackArg {
+    /// Stop at the aggregate mismatch.
+    None,
+    /// After an aggregate mismatch, replay the chain sequentially to name the first bad block.
+    Sequential,
+}
+
 /// Validate Bitcoin blocks with every consensus rule and every signature, and write a result
 /// packet (JSON) with the final state, timings and provenance.
 #[derive(Parser, Debug)]
@@ -40,6 +59,22 @@ SOURCES (--source KIND PATH):
   block FILE         one block (raw, framed, or compressed) validated with its spent outputs
                      from --spent, without a chain
 A chain source that starts at height 1 is preceded by the network's genesis block.
+
+SWIFTSYNC (--mode swiftsync --hints FILE --source core-blocks DIR [--threads N]):
+  BIP 457, fully validating: the headers are checked first, in order (proof of work,
+  retargets, median time past, time limit); then every block is validated on its own, in
+  ranges taken by N workers in any order, with the coins it spends from the rev*.dat undo
+  records beside the blk files (matched to the block by their checksum over the parent's
+  hash) and a BIP 456 hints file saying which outputs are unspent at its terminal height
+  (the tip of the chain). A salted hash aggregate of every spent coin must equal that of
+  every output the hints call spent; then the hinted outputs are the UTXO set, and its
+  count, total and MuHash are computed once. A per-block failure is reported as in the
+  sequential replay (the lowest failing height); a mismatch of the aggregate is
+  `swiftsync: the hints or the undo data do not match the chain` (exit code 1), and
+  --fallback sequential then replays the chain block after block. Packet:
+  results/swiftsync/<run-id>.json.
+  Making the inputs from any chain source: `replay --source KIND PATH --write-hints FILE
+  --write-blocks DIR` writes the tip's hints file and a Core-shaped blocks directory.
 Without --source: the `default` chaingen corpus (seed 20090103) in
 target/chaingen/default-20090103-v<format>/ of the repository, generated first when it is not
 there (about 2,000 regtest blocks and 300,000 inputs).
@@ -136,6 +171,29 @@ pub struct Cli {
     /// Recorded in the packet; no effect with mimalloc or another C library.
     #[arg(long, value_enum, default_value = "tuned")]
     pub malloc: MallocArg,
+
+    /// `sequential` (default) or `swiftsync` (see SWIFTSYNC below).
+    #[arg(long, value_enum, default_value = "sequential")]
+    pub mode: ModeArg,
+
+    /// With `--mode swiftsync`: the BIP 456 hints file (its terminal height is the chain's tip).
+    #[arg(long, value_name = "FILE")]
+    pub hints: Option<PathBuf>,
+
+    /// With `--mode swiftsync`: what follows an aggregate mismatch (`none` or `sequential`).
+    #[arg(long, value_enum, default_value = "none")]
+    pub fallback: FallbackArg,
+
+    /// After a replay that ends without a failure: write the BIP 456 hints file of the tip
+    /// (every block's counted outputs that are still unspent) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_hints: Option<PathBuf>,
+
+    /// While replaying from genesis: write a Bitcoin Core-shaped blocks directory to DIR
+    /// (blk*.dat, rev*.dat undo records, xor.dat; DIR must not hold block files yet), which
+    /// `--source core-blocks` and `--mode swiftsync` read.
+    #[arg(long, value_name = "DIR")]
+    pub write_blocks: Option<PathBuf>,
 
     /// No progress display and no summary (errors are still printed).
     #[arg(long)]

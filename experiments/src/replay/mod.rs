@@ -18,7 +18,7 @@ pub mod progress;
 pub use fullverify_driver::{metrics, source, spent};
 
 use crate::chaingen::{self, Manifest, Profile, DEFAULT_SEED};
-use cli::{Cli, SpentFormatArg};
+use cli::{Cli, FallbackArg, ModeArg, SpentFormatArg};
 use fullverify::chain::Network;
 use fullverify::chainstate::ChainstateOptions;
 use fullverify::encode::display_hex;
@@ -26,10 +26,11 @@ use fullverify::Backend;
 use fullverify_driver::metrics::{file_sha256, BlockRecord};
 use fullverify_driver::replay::{
     run_block, run_chain, BlockOutcome, BlockRun, ChainOutcome, Failure, Observer, Settings, SourceKind,
-    Store, EXIT_IO, RUSTFLAGS,
+    Store, WriteOut, EXIT_IO, RUSTFLAGS,
 };
 use fullverify_driver::report::{results_dir, Packet};
 use fullverify_driver::spent::SpentFormat;
+use fullverify_driver::swiftsync::{run_swiftsync, SwiftOutcome, SwiftSettings};
 use progress::Progress;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -41,9 +42,18 @@ pub struct Run {
     path: PathBuf,
     settings: Settings,
     block: Option<BlockRun>,
+    swift: Option<Swift>,
     json: Option<PathBuf>,
     quiet: bool,
     malloc: Value,
+}
+
+/// `--mode swiftsync`: the hints file, the settings, and whether a mismatch falls back to the
+/// sequential replay.
+struct Swift {
+    hints: PathBuf,
+    settings: SwiftSettings,
+    fallback: bool,
 }
 
 /// What a run ended with: the packet (unless the run could not start) and the exit code.
@@ -67,6 +77,9 @@ impl Run {
             Some(v) => v[0].parse().map_err(|e: fullverify::UnknownName| Failure::Usage(e.to_string()))?,
             None => SourceKind::Corpus,
         };
+        if kind == SourceKind::Block && (cli.write_hints.is_some() || cli.write_blocks.is_some()) {
+            return Err(usage("--write-hints and --write-blocks apply only to chain sources"));
+        }
         if kind != SourceKind::Block && (cli.spent.is_some() || cli.height.is_some()) {
             return Err(usage("--spent and --height apply only to --source block"));
         }
@@ -118,6 +131,7 @@ impl Run {
             stop_height: cli.stop_height,
             store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
             read_ahead: !cli.no_read_ahead,
+            write: WriteOut { hints: cli.write_hints.clone(), blocks: cli.write_blocks.clone() },
         };
         let block = match kind {
             SourceKind::Block => {
@@ -135,7 +149,37 @@ impl Run {
             }
             _ => None,
         };
-        Ok(Run { kind, path, settings, block, json: cli.json, quiet: cli.quiet, malloc })
+        let swift = match cli.mode {
+            ModeArg::Sequential => {
+                if cli.hints.is_some() || cli.fallback != FallbackArg::None {
+                    return Err(usage("--hints and --fallback apply only to --mode swiftsync"));
+                }
+                None
+            }
+            ModeArg::Swiftsync => {
+                let hints = cli.hints.clone().ok_or_else(|| usage("--mode swiftsync needs --hints FILE"))?;
+                if kind != SourceKind::CoreBlocks || cli.source.is_none() {
+                    return Err(usage("--mode swiftsync reads --source core-blocks DIR (blk and rev files)"));
+                }
+                if cli.write_hints.is_some()
+                    || cli.write_blocks.is_some()
+                    || cli.datadir.is_some()
+                    || cli.stop_height.is_some()
+                    || cli.flush_every.is_some()
+                    || cli.assumevalid.0.is_some()
+                {
+                    return Err(usage(
+                        "--mode swiftsync validates the whole chain of the directory: no --write-hints, \
+                         --write-blocks, --datadir, --stop-height, --flush-every or --assumevalid",
+                    ));
+                }
+                let c = &settings.chain;
+                let mut s = SwiftSettings::new(c.network);
+                (s.threads, s.backend, s.sig_mode) = (c.threads, c.backend, c.sig_mode);
+                Some(Swift { hints, settings: s, fallback: cli.fallback == FallbackArg::Sequential })
+            }
+        };
+        Ok(Run { kind, path, settings, block, swift, json: cli.json, quiet: cli.quiet, malloc })
     }
 
     /// The settings the run uses.
@@ -145,6 +189,9 @@ impl Run {
 
     /// Replays, prints the summary (unless `--quiet`) and writes the packet.
     pub fn execute(self) -> Finished {
+        if let Some(sw) = &self.swift {
+            return self.execute_swiftsync(sw);
+        }
         let (packet, code) = match &self.block {
             Some(b) => match run_block(b, &self.settings) {
                 Ok(o) => (self.block_packet(&o), o.exit_code()),
@@ -171,6 +218,54 @@ impl Run {
             }
         };
         Finished { packet: Some(packet), exit_code: code }
+    }
+
+    /// `--mode swiftsync`: the run, its summary and packet, and after a mismatch with
+    /// `--fallback sequential` the sequential replay (its own packet; its exit code).
+    fn execute_swiftsync(&self, sw: &Swift) -> Finished {
+        let o = match run_swiftsync(&self.path, &sw.hints, &sw.settings) {
+            Ok(o) => o,
+            Err(f) => return self.failed(f),
+        };
+        let mut p = o.packet(&sw.settings);
+        self.stamp(&mut p);
+        p.set("fallback", json!({ "asked": sw.fallback, "ran": false }));
+        if let Some(f) = &o.failure {
+            eprintln!("{f}");
+        }
+        if !self.quiet {
+            print_swiftsync_summary(&o);
+        }
+        let mismatch = matches!(o.failure, Some(Failure::Mismatch(_)));
+        let mut code = o.exit_code();
+        if mismatch && sw.fallback {
+            p.set("fallback", json!({ "asked": true, "ran": true }));
+            if !self.quiet {
+                eprintln!("swiftsync: --fallback sequential: replaying the chain block after block");
+            }
+            let seq = Run {
+                kind: SourceKind::CoreBlocks,
+                path: self.path.clone(),
+                settings: self.settings.clone(),
+                block: None,
+                swift: None,
+                json: self.json.as_ref().map(|j| j.with_extension("sequential.json")),
+                quiet: self.quiet,
+                malloc: self.malloc.clone(),
+            };
+            let f = seq.execute();
+            code = f.exit_code;
+        }
+        match self.write(&p) {
+            Ok(()) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                if code == 0 {
+                    code = EXIT_IO;
+                }
+            }
+        }
+        Finished { packet: Some(p), exit_code: code }
     }
 
     fn failed(&self, f: Failure) -> Finished {
@@ -282,7 +377,7 @@ impl Run {
         p
     }
 
-    /// Writes the packet to `--json` or `results/replay/`.
+    /// Writes the packet to `--json` or `results/<experiment>/`.
     fn write(&self, p: &Packet) -> Result<(), String> {
         let path = match &self.json {
             Some(path) => {
@@ -392,6 +487,45 @@ fn era_rates(m: &Manifest, records: &[BlockRecord]) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+fn print_swiftsync_summary(o: &SwiftOutcome) {
+    let w = o.phases.wall.as_secs_f64().max(1e-9);
+    let blocks: u64 = o.ranges.iter().map(|r| r.blocks).sum();
+    let ph = &o.phases;
+    eprintln!(
+        "swiftsync: {} blocks, {} inputs in {:.3} s: {:.0} inputs/s; {} ranges on {} workers (user {:.2} s, peak RSS {} MiB)",
+        blocks,
+        o.inputs(),
+        w,
+        o.inputs() as f64 / w,
+        o.ranges.len(),
+        o.threads,
+        o.resources.user_s,
+        o.resources.peak_rss_bytes >> 20
+    );
+    eprintln!(
+        "phases: index {:.3} s, headers {:.3} s, blocks {:.3} s, merge {:.3} s, muhash {:.3} s; read {} block bytes, {} undo bytes",
+        ph.index.as_secs_f64(),
+        ph.headers.as_secs_f64(),
+        ph.blocks.as_secs_f64(),
+        ph.merge.as_secs_f64(),
+        ph.muhash.as_secs_f64(),
+        o.bytes.0,
+        o.bytes.1
+    );
+    match (&o.summary, o.balanced) {
+        (Some(s), _) => eprintln!(
+            "state: height {}, tip {}, {} UTXOs, {} BTC, MuHash {} (aggregate balanced)",
+            s.height.unwrap_or(0),
+            s.tip.map(|t| display_hex(&t)).unwrap_or_default(),
+            s.utxo_count,
+            btc(s.total_amount),
+            s.muhash.as_deref().unwrap_or("")
+        ),
+        (None, Some(false)) => eprintln!("state: none (the aggregate did not balance)"),
+        (None, _) => eprintln!("state: none"),
+    }
 }
 
 fn btc(sat: i64) -> String {

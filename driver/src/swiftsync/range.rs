@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! One range of blocks, validated without the UTXO set (BIP 457 "Validation").
+//!
+//! For every block of the range, in height order, on one worker:
+//!
+//! ```text
+//! coins   = the block's undo record (its rev file, matched by checksum)
+//! verdict = CheckBlock, ContextualCheckBlock, ConnectBlock's input checks and every script,
+//!           with those coins, the block's height and flags and the chain's median times past
+//! for each input k:            Agg −= H(element(prevout_k, coins[k]))
+//! for each counted output i:   hinted unspent → the range's part of the UTXO set
+//!                              otherwise      → Agg += H(element(outpoint_i, output_i))
+//! ```
+//!
+//! A block that fails a check is still accounted for, so the aggregate says whether the coins
+//! it was checked with were the chain's: only then is its failure the block's. The genesis
+//! block's outputs are not spendable (Core never adds them) and must not be hinted. Unspendable
+//! outputs (BIP 457: `OP_RETURN`, scripts over 10,000 bytes, the two overwritten mainnet
+//! coinbases) get no index and are never aggregated. The txids of the blocks where BIP30
+//! applies are collected for the duplicate check after all ranges ([`super::run`]).
+
+use super::headers::HeaderChain;
+use super::undo::UndoFiles;
+use crate::source::CoreChain;
+use fullverify::chain::Network;
+use fullverify::encode::{Block, OutPoint};
+use fullverify::swiftsync::{counted_outputs, Aggregate, CoinElement, HintsFile, Salt};
+use fullverify::utxo::Coin;
+use fullverify::validation::{check_decoded_block_in_chain, BlockError, ChainContext, CheckOptions};
+use std::fs::File;
+use std::time::{Duration, Instant};
+
+/// What every range shares: the chain, its checked headers, the undo records, the hints, the
+/// run's salt and the check options (one script thread per range).
+pub struct Shared<'a> {
+    /// The located chain.
+    pub chain: &'a CoreChain,
+    /// Its checked headers.
+    pub headers: &'a HeaderChain,
+    /// Its rev files.
+    pub undo: &'a UndoFiles,
+    /// The hints file.
+    pub hints: &'a HintsFile<'a>,
+    /// The run's secret salt.
+    pub salt: &'a Salt,
+    /// Network, backend and signature mode.
+    pub opts: CheckOptions,
+}
+
+/// Why a block could not be accounted for: its data, not its validity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataMismatch {
+    /// The block's height.
+    pub height: u32,
+    /// What did not fit.
+    pub what: String,
+}
+
+/// What one range gave.
+#[derive(Debug)]
+pub struct RangeResult {
+    /// Its first and last heights.
+    pub heights: (u32, u32),
+    /// Its share of the aggregate: its outputs not hinted unspent, less its inputs.
+    pub aggregate: Aggregate,
+    /// Its outputs hinted unspent at the terminal height.
+    pub utxos: Vec<(OutPoint, Coin)>,
+    /// `(txid, height, tx index)` of the transactions of its blocks where BIP30 applies.
+    pub bip30: Vec<([u8; 32], u32, usize)>,
+    /// The first block that failed a check, if one did.
+    pub invalid: Option<BlockError>,
+    /// The first block whose data did not fit, if one did (the range stops there).
+    pub mismatch: Option<DataMismatch>,
+    /// A block that could not be read (the range stops there).
+    pub source: Option<String>,
+    /// Blocks validated.
+    pub blocks: u64,
+    /// Transactions in them.
+    pub txs: u64,
+    /// Inputs (coins spent).
+    pub inputs: u64,
+    /// Block bytes read.
+    pub bytes_read: u64,
+    /// The range's time on its worker.
+    pub wall: Duration,
+}
+
+/// Validates the blocks at heights `first..=last`.
+pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
+    let t0 = Instant::now();
+    let mut r = RangeResult {
+        heights: (first, last),
+        aggregate: Aggregate::new(s.salt.clone()),
+        utxos: Vec::new(),
+        bip30: Vec::new(),
+        invalid: None,
+        mismatch: None,
+        source: None,
+        blocks: 0,
+        txs: 0,
+        inputs: 0,
+        bytes_read: 0,
+        wall: Duration::ZERO,
+    };
+    let mut open: Option<(usize, File)> = None;
+    let mtp = |h: u32| s.headers.mtp(h);
+    for height in first..=last {
+        if let Err(e) = block(s, height, &mut open, &mtp, &mut r) {
+            match e {
+                Stop::Mismatch(what) => r.mismatch = Some(DataMismatch { height, what }),
+                Stop::Source(m) => r.source = Some(m),
+            }
+            break;
+        }
+    }
+    r.wall = t0.elapsed();
+    r
+}
+
+enum Stop {
+    Mismatch(String),
+    Source(String),
+}
+
+fn block(
+    s: &Shared<'_>,
+    height: u32,
+    open: &mut Option<(usize, File)>,
+    mtp: &(dyn Fn(u32) -> i64 + Sync),
+    r: &mut RangeResult,
+) -> Result<(), Stop> {
+    let loc = &s.chain.blocks[height as usize];
+    if open.as_ref().is_none_or(|(i, _)| *i != loc.file) {
+        *open = Some((loc.file, s.chain.open_file(loc.file).map_err(|e| Stop::Source(e.to_string()))?));
+    }
+    let file = &mut open.as_mut().expect("opened").1;
+    let raw = s.chain.read_block(file, loc).map_err(|e| Stop::Source(e.to_string()))?;
+    r.bytes_read += raw.len() as u64;
+    let hints = s.hints.block(height).map_err(|e| Stop::Mismatch(e.to_string()))?;
+    let block = match Block::from_bytes(&raw) {
+        Ok(b) => b,
+        Err(e) => {
+            // The outputs cannot be accounted for: the aggregate cannot balance, and the
+            // sequential fallback names the block.
+            let what = format!("the block does not decode ({e})");
+            r.invalid.get_or_insert(BlockError {
+                reason: format!("bad-block-decode ({e})"),
+                hash: loc.hash,
+                height,
+                tx: None,
+                input: None,
+            });
+            return Err(Stop::Mismatch(what));
+        }
+    };
+    r.blocks += 1;
+    r.txs += block.txdata.len() as u64;
+    if height == 0 {
+        if !hints.is_empty() {
+            return Err(Stop::Mismatch("the hints mark an output of the genesis block unspent".into()));
+        }
+        return Ok(());
+    }
+    let network: Network = s.opts.network;
+    let undo = s.undo.block_undo(&block, height, loc.file).map_err(|e| {
+        Stop::Mismatch(format!("no undo record in {} is this block's: {e}", s.undo.name(loc.file)))
+    })?;
+    let spent = undo.into_spent_coins(&block).map_err(|e| Stop::Mismatch(e.to_string()))?;
+    r.inputs += spent.len() as u64;
+    if r.invalid.is_none() {
+        if let Err(e) = check_decoded_block_in_chain(&block, &spent, height, &s.opts, ChainContext { mtp }) {
+            r.invalid = Some(e);
+        }
+    }
+    // Inputs out of the aggregate.
+    let mut k = 0;
+    for tx in block.txdata.iter().skip(1) {
+        for inp in &tx.inputs {
+            r.aggregate.sub(&CoinElement::from_coin(inp.prevout, &spent[k]));
+            k += 1;
+        }
+    }
+    // Outputs: hinted unspent into the set, the others into the aggregate.
+    let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
+    let mut unspent = hints.iter().peekable();
+    let mut counted = 0u32;
+    for o in counted_outputs(&block, network, height) {
+        counted += 1;
+        let op = OutPoint { txid: txids[o.tx], vout: o.vout };
+        if unspent.next_if_eq(&o.index).is_some() {
+            r.utxos.push((op, Coin { out: o.out.clone(), height, coinbase: o.tx == 0 }));
+        } else {
+            r.aggregate.add(&CoinElement::from_output(op, o.out, height, o.tx == 0));
+        }
+    }
+    hints.check_outputs(counted).map_err(|e| Stop::Mismatch(format!("hints: {e}")))?;
+    if s.headers.enforces_bip30(height) {
+        r.bip30.extend(txids.iter().enumerate().map(|(t, id)| (*id, height, t)));
+    }
+    Ok(())
+}

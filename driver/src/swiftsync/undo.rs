@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The undo records of a blocks directory, matched to blocks by their checksum.
+//!
+//! Core writes a block's undo record to the rev file numbered like the block's blk file, in the
+//! order blocks were connected, and the record names no block: its checksum,
+//! SHA256d(parent's hash ‖ CBlockUndo), is what ties it to one. A block's record is looked for
+//! in its rev file, first at the position the block has among the file's blocks (where it is
+//! when blocks were connected in file order, as a replay writes them), then among all of the
+//! file's records; the first whose checksum verifies with the block's parent and whose counts
+//! match the block's inputs is taken. Each rev file is read once, when a block of its blk file
+//! first needs it, and shared by the workers.
+
+use crate::source::CoreChain;
+use fullverify::encode::Block;
+use fullverify::undo::{BlockUndo, RevFile, XorKey};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// The rev files beside a chain's blk files.
+pub struct UndoFiles {
+    paths: Vec<PathBuf>,
+    names: Vec<String>,
+    magic: [u8; 4],
+    key: XorKey,
+    files: Vec<OnceLock<Result<RevFile, String>>>,
+    /// `position[h]`: the block's position among the chain's blocks of its blk file that have
+    /// an undo record (genesis has none).
+    position: Vec<usize>,
+    bytes_read: AtomicU64,
+}
+
+impl UndoFiles {
+    /// The rev files of `chain` (`revNNNNN.dat` beside each `blkNNNNN.dat`) for the network
+    /// with `magic`; nothing is read yet.
+    pub fn new(chain: &CoreChain, magic: [u8; 4]) -> UndoFiles {
+        let paths: Vec<PathBuf> = chain
+            .files
+            .iter()
+            .map(|p| {
+                let name = p.file_name().unwrap_or_default().to_string_lossy().replacen("blk", "rev", 1);
+                p.with_file_name(name)
+            })
+            .collect();
+        let names = chain.names.iter().map(|n| rev_name(n)).collect();
+        let mut seen = vec![0usize; chain.files.len()];
+        let position = chain
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(h, b)| {
+                let p = seen[b.file];
+                if h > 0 {
+                    seen[b.file] += 1;
+                }
+                p
+            })
+            .collect();
+        UndoFiles {
+            files: (0..paths.len()).map(|_| OnceLock::new()).collect(),
+            paths,
+            names,
+            magic,
+            key: XorKey(chain.key),
+            position,
+            bytes_read: AtomicU64::new(0),
+        }
+    }
+
+    /// Bytes of rev files read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(Ordering::Relaxed)
+    }
+
+    /// The undo data of `block`, at `height` in blk file `file`. `Err`: why no record of its
+    /// rev file is the block's (a file that cannot be read or split, no record whose checksum
+    /// verifies, or records that verify but do not decode or fit the block).
+    pub fn block_undo(&self, block: &Block, height: u32, file: usize) -> Result<BlockUndo, String> {
+        let rev = self.files[file]
+            .get_or_init(|| {
+                let r = RevFile::open(&self.paths[file], self.magic, &self.key).map_err(|e| e.to_string());
+                if let Ok(f) = &r {
+                    let n: u64 = f.records.iter().map(|r| r.disk_len()).sum();
+                    self.bytes_read.fetch_add(n, Ordering::Relaxed);
+                }
+                r
+            })
+            .as_ref()
+            .map_err(|e| e.clone())?;
+        let prev = &block.header.prev_block;
+        let guess = rev.records.get(self.position[height as usize]).filter(|r| r.checksum_matches(prev));
+        if let Some(r) = guess {
+            if let Ok(u) = r.decode_unchecked() {
+                if u.check_counts(block).is_ok() {
+                    return Ok(u);
+                }
+            }
+        }
+        rev.block_undo(block, Some(height)).map_err(|e| e.to_string())
+    }
+
+    /// The display name of the rev file of blk file `file`.
+    pub fn name(&self, file: usize) -> &str {
+        &self.names[file]
+    }
+}
+
+fn rev_name(blk: &str) -> String {
+    match blk.rfind("blk") {
+        Some(i) => format!("{}rev{}", &blk[..i], &blk[i + 3..]),
+        None => blk.to_string(),
+    }
+}

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! SwiftSync end to end: the hints file and the Core-shaped blocks directory a replay writes,
+//! checked against a UTXO set recomputed here from the blocks; SwiftSync over them against the
+//! sequential replay (count, total, MuHash) for 1, 2 and 3 workers and shuffled range orders;
+//! tampered hints and undo records, each caught; an invalid tip reported as the sequential
+//! replay reports it; the `replay` binary's `--mode swiftsync` and `--fallback sequential`.
+//!
+//! The `small` chaingen corpus is generated into `target/chaingen/` once; the mainnet 0–438 and
+//! regtest 1–206 chains come from the external vectors and are skipped with a message when
+//! absent (a failure under `FULLVERIFY_REQUIRE_VECTORS=1`).
+
+use fullverify::chain::Network;
+use fullverify::chainstate::StateSummary;
+use fullverify::encode::{Block, OutPoint};
+use fullverify::swiftsync::{counted_outputs, HintsFile, HintsWriter};
+use fullverify::undo::{BlockUndo, RevFile, XorKey};
+use fullverify::utxo::Coin;
+use fullverify_driver::blocksdir::BlocksWriter;
+use fullverify_driver::replay::{open_source, run_chain, Failure, Settings, SourceKind, Store, WriteOut};
+use fullverify_driver::source::CoreChain;
+use fullverify_driver::swiftsync::{run_swiftsync, RangeOrder, SwiftOutcome, SwiftSettings, MISMATCH};
+use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
+use fullverify_testkit::vector_file;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const BIN: &str = env!("CARGO_BIN_EXE_replay");
+
+/// A vector file, or `None` (skip) when absent; a failure under `FULLVERIFY_REQUIRE_VECTORS=1`.
+fn vector(rel: &str) -> Option<PathBuf> {
+    let p = vector_file(rel);
+    if p.is_none() && std::env::var("FULLVERIFY_REQUIRE_VECTORS").is_ok_and(|v| v == "1") {
+        panic!("FULLVERIFY_REQUIRE_VECTORS=1 but {rel} is absent");
+    }
+    if p.is_none() {
+        eprintln!("SKIP: the vector {rel} is absent");
+    }
+    p
+}
+
+/// A fresh scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("fv-swiftsync-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn small_corpus() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
+        ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).expect("the small corpus").0
+    })
+    .clone()
+}
+
+/// A replay of `kind` at `path` that writes the hints to `<out>/hints` and the blocks to
+/// `<out>/blocks`; its state.
+fn replay_writing(kind: SourceKind, path: &Path, network: Network, out: &Path) -> StateSummary {
+    let mut s = Settings::new(network);
+    s.chain.threads = 2;
+    s.store = Store::Memory;
+    s.write = WriteOut { hints: Some(out.join("hints")), blocks: Some(out.join("blocks")) };
+    let o = run_chain(kind, path, &s, &mut ()).expect("the replay starts");
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    assert!(o.written.hints.is_some() && o.written.blocks.is_some());
+    o.summary
+}
+
+/// The sequential replay of a Core blocks directory.
+fn replay_dir(dir: &Path, network: Network) -> (StateSummary, Option<Failure>) {
+    let mut s = Settings::new(network);
+    s.chain.threads = 2;
+    s.store = Store::Memory;
+    let o = run_chain(SourceKind::CoreBlocks, dir, &s, &mut ()).expect("the replay starts");
+    (o.summary, o.failure)
+}
+
+fn swift(
+    dir: &Path,
+    hints: &Path,
+    network: Network,
+    threads: usize,
+    order: RangeOrder,
+    per: Option<u32>,
+) -> SwiftOutcome {
+    let mut s = SwiftSettings::new(network);
+    s.threads = threads;
+    s.order = order;
+    s.range_blocks = per;
+    run_swiftsync(dir, hints, &s).expect("the swiftsync run starts")
+}
+
+/// The blocks of a chain source from genesis (the network's genesis first when it starts at 1).
+fn blocks_of(kind: SourceKind, path: &Path, network: Network) -> Vec<Block> {
+    let mut v: Vec<Block> = open_source(kind, path, network)
+        .unwrap()
+        .map(|r| Block::from_bytes(&r.unwrap().bytes).unwrap())
+        .collect();
+    if v[0].header.prev_block != [0; 32] {
+        v.insert(0, network.params().genesis_block());
+    }
+    v
+}
+
+/// Recomputed here from the blocks alone: the coins each block spends (input order; none for
+/// genesis) and the final set as `(height, hint index)` of every counted output still unspent.
+fn recount(blocks: &[Block], network: Network) -> (Vec<Vec<Coin>>, BTreeSet<(u32, u32)>) {
+    let mut set: HashMap<OutPoint, (Coin, u32)> = HashMap::new();
+    let mut spent = Vec::new();
+    for (h, b) in blocks.iter().enumerate() {
+        let h = h as u32;
+        let index: HashMap<(usize, u32), u32> =
+            counted_outputs(b, network, h).map(|o| ((o.tx, o.vout), o.index)).collect();
+        let mut coins = Vec::new();
+        for (t, tx) in b.txdata.iter().enumerate() {
+            if h == 0 {
+                break;
+            }
+            if t > 0 {
+                for inp in &tx.inputs {
+                    coins.push(set.remove(&inp.prevout).expect("a valid chain spends known coins").0);
+                }
+            }
+            let txid = tx.txid();
+            for (vout, out) in tx.outputs.iter().enumerate() {
+                if let Some(&i) = index.get(&(t, vout as u32)) {
+                    let coin = Coin { out: out.clone(), height: h, coinbase: t == 0 };
+                    set.insert(OutPoint { txid, vout: vout as u32 }, (coin, i));
+                }
+            }
+        }
+        spent.push(coins);
+    }
+    (spent, set.values().map(|(c, i)| (c.height, *i)).collect())
+}
+
+fn hinted(hints: &Path) -> BTreeSet<(u32, u32)> {
+    let bytes = std::fs::read(hints).unwrap();
+    let f = HintsFile::parse(&bytes).unwrap();
+    f.validate().unwrap();
+    f.blocks()
+        .flat_map(|r| {
+            let (h, b) = r.unwrap();
+            b.to_vec().into_iter().map(move |i| (h, i))
+        })
+        .collect()
+}
+
+/// The spent coins of every block of a blocks directory from its rev files (none for genesis).
+fn rev_coins(dir: &Path, network: Network) -> Vec<Vec<Coin>> {
+    let p = network.params();
+    let chain = CoreChain::open(dir, p.magic, p.genesis_hash).unwrap();
+    let key = XorKey::read(dir).unwrap();
+    let revs: Vec<RevFile> = (0..chain.files.len())
+        .map(|i| RevFile::open(&dir.join(format!("rev{i:05}.dat")), p.magic, &key).unwrap())
+        .collect();
+    let mut out = Vec::new();
+    let mut f = chain.open_file(0).unwrap();
+    for (h, loc) in chain.blocks.iter().enumerate() {
+        if h == 0 {
+            out.push(Vec::new());
+            continue;
+        }
+        f = if loc.file == chain.blocks[h - 1].file { f } else { chain.open_file(loc.file).unwrap() };
+        let block = Block::from_bytes(&chain.read_block(&mut f, loc).unwrap()).unwrap();
+        out.push(
+            revs[loc.file].block_undo(&block, Some(h as u32)).unwrap().into_spent_coins(&block).unwrap(),
+        );
+    }
+    out
+}
+
+fn same_state(a: &StateSummary, b: &StateSummary) {
+    assert_eq!(
+        (a.height, a.tip, a.utxo_count, a.total_amount),
+        (b.height, b.tip, b.utxo_count, b.total_amount)
+    );
+    assert_eq!(a.muhash, b.muhash);
+    assert!(a.muhash.is_some());
+}
+
+/// The small corpus replayed once with `--write-hints` and `--write-blocks`, shared by the tests.
+fn small_written() -> &'static (PathBuf, StateSummary) {
+    static W: OnceLock<(PathBuf, StateSummary)> = OnceLock::new();
+    W.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("swiftsync-small");
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        let state = replay_writing(SourceKind::Corpus, &small_corpus(), Network::Regtest, &out);
+        (out, state)
+    })
+}
+
+#[test]
+fn written_hints_mark_exactly_the_recounted_utxo_set() {
+    let (out, state) = small_written();
+    let blocks = blocks_of(SourceKind::Corpus, &small_corpus(), Network::Regtest);
+    let (_, set) = recount(&blocks, Network::Regtest);
+    let h = hinted(&out.join("hints"));
+    assert_eq!(h.len() as u64, state.utxo_count);
+    assert_eq!(h, set);
+    let bytes = std::fs::read(out.join("hints")).unwrap();
+    assert_eq!(HintsFile::parse(&bytes).unwrap().terminal_height(), 200);
+}
+
+#[test]
+fn written_blocks_replay_to_the_same_state_and_their_undo_is_the_spent_coins() {
+    let (out, state) = small_written();
+    let dir = out.join("blocks");
+    assert!(dir.join("xor.dat").exists() && dir.join("rev00000.dat").exists());
+    let (again, failure) = replay_dir(&dir, Network::Regtest);
+    assert!(failure.is_none(), "{failure:?}");
+    same_state(&again, state);
+    let blocks = blocks_of(SourceKind::Corpus, &small_corpus(), Network::Regtest);
+    let (spent, _) = recount(&blocks, Network::Regtest);
+    assert_eq!(rev_coins(&dir, Network::Regtest), spent);
+}
+
+#[test]
+fn blocks_writer_splits_files_and_the_directory_reads_back() {
+    let sc = Scratch::new("split");
+    let blocks = blocks_of(SourceKind::Corpus, &small_corpus(), Network::Regtest);
+    let (spent, _) = recount(&blocks, Network::Regtest);
+    let raw = |b: &Block| fullverify_driver::replay::block_bytes(b);
+    let dir = sc.path("blocks");
+    let p = Network::Regtest.params();
+    let mut w =
+        BlocksWriter::with_file_limit(&dir, p.magic, XorKey(*b"\x01\x23\x45\x67\x89\xab\xcd\xef"), 1 << 20)
+            .unwrap();
+    for (h, b) in blocks.iter().enumerate() {
+        let undo = (h > 0).then(|| BlockUndo::from_spent(b, &spent[h]).unwrap());
+        w.block(&raw(b), undo.as_ref()).unwrap();
+    }
+    w.finish().unwrap();
+    assert!(dir.join("blk00005.dat").exists() && dir.join("rev00005.dat").exists());
+    assert_eq!(rev_coins(&dir, Network::Regtest), spent);
+    let (state, failure) = replay_dir(&dir, Network::Regtest);
+    assert!(failure.is_none());
+    let (_, written) = small_written();
+    same_state(&state, written);
+    // SwiftSync matches each block with its record in the rev file of its blk file.
+    let (out, _) = small_written();
+    let o = swift(&dir, &out.join("hints"), Network::Regtest, 2, RangeOrder::Shuffled(3), Some(9));
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    same_state(o.summary.as_ref().unwrap(), written);
+}
+
+#[test]
+fn swiftsync_vs_sequential_on_small_for_1_2_3_workers_and_shuffled_ranges() {
+    let (out, state) = small_written();
+    let (dir, hints) = (out.join("blocks"), out.join("hints"));
+    for threads in [1, 2, 3] {
+        for (order, per) in [
+            (RangeOrder::Ascending, None),
+            (RangeOrder::Shuffled(threads as u64), Some(7)),
+            (RangeOrder::Shuffled(99), Some(1)),
+        ] {
+            let o = swift(&dir, &hints, Network::Regtest, threads, order, per);
+            assert!(o.failure.is_none(), "{threads} workers, {order:?}: {:?}", o.failure);
+            assert_eq!(o.balanced, Some(true));
+            same_state(o.summary.as_ref().unwrap(), state);
+            assert_eq!(o.ranges.iter().map(|r| r.blocks).sum::<u64>(), 201);
+            assert_eq!(o.inputs(), 24_659);
+            if let Some(p) = per {
+                assert_eq!(o.ranges.len(), 201usize.div_ceil(p as usize));
+            }
+        }
+    }
+}
+
+fn vector_chain(kind: SourceKind, rel: &str, network: Network, name: &str) {
+    let Some(file) = vector(rel) else { return };
+    let sc = Scratch::new(name);
+    let state = replay_writing(kind, &file, network, &sc.0);
+    let blocks = blocks_of(kind, &file, network);
+    let (spent, set) = recount(&blocks, network);
+    assert_eq!(hinted(&sc.path("hints")), set);
+    assert_eq!(rev_coins(&sc.path("blocks"), network), spent);
+    for threads in [1, 2, 3] {
+        let o =
+            swift(&sc.path("blocks"), &sc.path("hints"), network, threads, RangeOrder::Shuffled(7), Some(5));
+        assert!(o.failure.is_none(), "{:?}", o.failure);
+        same_state(o.summary.as_ref().unwrap(), &state);
+    }
+}
+
+#[test]
+fn swiftsync_vs_sequential_on_mainnet_0_438() {
+    vector_chain(SourceKind::Framed, "chain/mainnet_0-438.blk.dat", Network::Mainnet, "m438");
+}
+
+#[test]
+fn swiftsync_vs_sequential_on_regtest_1_206() {
+    vector_chain(SourceKind::Hex, "chain/regtest_1-206.blocks.hex.txt", Network::Regtest, "r206");
+}
+
+/// Copies the small corpus's written blocks directory into `dst`.
+fn copy_blocks(dst: &Path) {
+    let (out, _) = small_written();
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(out.join("blocks")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+    }
+}
+
+/// Rewrites the rev file of a one-file blocks directory after `change` edited its records
+/// (`undos[h]` of the block at height h; re-checksummed with the block's parent, as anyone who
+/// serves undo data can).
+fn rewrite_undo(dir: &Path, change: impl FnOnce(&mut [Option<BlockUndo>], &[Block])) {
+    let p = Network::Regtest.params();
+    let chain = CoreChain::open(dir, p.magic, p.genesis_hash).unwrap();
+    let key = XorKey::read(dir).unwrap();
+    let rev = RevFile::open(&dir.join("rev00000.dat"), p.magic, &key).unwrap();
+    let mut f = chain.open_file(0).unwrap();
+    let blocks: Vec<Block> = chain
+        .blocks
+        .iter()
+        .map(|l| Block::from_bytes(&chain.read_block(&mut f, l).unwrap()).unwrap())
+        .collect();
+    let mut undos: Vec<Option<BlockUndo>> =
+        blocks.iter().enumerate().map(|(h, b)| (h > 0).then(|| rev.block_undo(b, None).unwrap())).collect();
+    change(&mut undos, &blocks);
+    let mut w = fullverify::undo::RevWriter::new(Vec::new(), p.magic, key, 0);
+    for (b, u) in blocks.iter().zip(&undos) {
+        if let Some(u) = u {
+            w.append(&b.header.prev_block, u).unwrap();
+        }
+    }
+    std::fs::write(dir.join("rev00000.dat"), w.into_inner().unwrap()).unwrap();
+}
+
+/// A height past the coinbase era whose block has two transactions with two coins or more.
+fn busy_height(blocks: &[Block]) -> usize {
+    (101..blocks.len())
+        .find(|&h| blocks[h].txdata.iter().skip(1).filter(|t| t.inputs.len() >= 2).count() >= 2)
+        .expect("a busy block")
+}
+
+/// The first coin of the first transaction with two coins or more in `undos[h]`.
+fn first_coin(undos: &mut [Option<BlockUndo>], h: usize) -> &mut Coin {
+    let tx = undos[h].as_mut().unwrap().txs.iter_mut().find(|t| t.coins.len() >= 2).unwrap();
+    &mut tx.coins[0]
+}
+
+/// The run must end in the mismatch or a per-block reason, never in a state.
+fn assert_caught(dir: &Path, hints: &Path, what: &str) -> String {
+    let o = swift(dir, hints, Network::Regtest, 2, RangeOrder::Shuffled(5), None);
+    assert!(o.summary.is_none(), "{what}: a final state despite the tampering");
+    match &o.failure {
+        Some(Failure::Mismatch(_)) => {
+            assert_eq!(o.balanced, Some(false), "{what}");
+            MISMATCH.to_string()
+        }
+        Some(Failure::Invalid { error, .. }) => {
+            assert_eq!(o.balanced, Some(true), "{what}");
+            error.reason.clone()
+        }
+        other => panic!("{what}: {other:?}"),
+    }
+}
+
+#[test]
+fn tampered_undo_records_are_caught() {
+    let (out, _) = small_written();
+    let hints = out.join("hints");
+    type Change = Box<dyn Fn(&mut [Option<BlockUndo>], usize)>;
+    let cases: Vec<(&str, Change)> = vec![
+        ("amount", Box::new(|u, h| first_coin(u, h).out.value += 1)),
+        ("script", Box::new(|u, h| *first_coin(u, h).out.script_pubkey.last_mut().unwrap() ^= 1)),
+        ("height", Box::new(|u, h| first_coin(u, h).height -= 1)),
+        ("coinbase flag", Box::new(|u, h| first_coin(u, h).coinbase ^= true)),
+        (
+            "coin dropped",
+            Box::new(|u, h| {
+                let tx = u[h].as_mut().unwrap().txs.iter_mut().find(|t| t.coins.len() >= 2).unwrap();
+                tx.coins.remove(0);
+            }),
+        ),
+        (
+            "coin duplicated",
+            Box::new(|u, h| {
+                let tx = u[h].as_mut().unwrap().txs.iter_mut().find(|t| t.coins.len() >= 2).unwrap();
+                tx.coins[1] = tx.coins[0].clone();
+            }),
+        ),
+        (
+            "two coins swapped between transactions",
+            Box::new(|u, h| {
+                let txs = &mut u[h].as_mut().unwrap().txs;
+                let (a, b) = txs.split_at_mut(1);
+                std::mem::swap(&mut a[0].coins[0], &mut b[0].coins[0]);
+            }),
+        ),
+        ("another block's record", Box::new(|u, h| u[h] = u[h + 1].clone())),
+    ];
+    for (i, (what, change)) in cases.into_iter().enumerate() {
+        let sc = Scratch::new(&format!("undo{i}"));
+        let dir = sc.path("blocks");
+        copy_blocks(&dir);
+        rewrite_undo(&dir, |u, blocks| change(u, busy_height(blocks)));
+        let reason = assert_caught(&dir, &hints, what);
+        eprintln!("{what}: {reason}");
+    }
+}
+
+#[test]
+fn corrupt_undo_bytes_and_flipped_hints_are_caught() {
+    let (out, state) = small_written();
+    // A byte of a record changed in the file: no record's checksum matches the block.
+    let sc = Scratch::new("flip");
+    let dir = sc.path("blocks");
+    copy_blocks(&dir);
+    let rev = dir.join("rev00000.dat");
+    let mut b = std::fs::read(&rev).unwrap();
+    let n = b.len();
+    b[n / 2] ^= 0x10;
+    std::fs::write(&rev, b).unwrap();
+    assert_eq!(assert_caught(&dir, &out.join("hints"), "a rev byte"), MISMATCH);
+    // One hint bit flipped either way: an unspent output called spent, a spent one unspent.
+    let bytes = std::fs::read(out.join("hints")).unwrap();
+    let f = HintsFile::parse(&bytes).unwrap();
+    let blocks = blocks_of(SourceKind::Corpus, &small_corpus(), Network::Regtest);
+    let h = busy_height(&blocks) as u32;
+    let counted = counted_outputs(&blocks[h as usize], Network::Regtest, h).count() as u32;
+    let listed = f.block(h).unwrap().to_vec();
+    let spent_one = (0..counted).find(|i| !listed.contains(i)).expect("a spent output");
+    for (k, flip) in [listed[0], spent_one].into_iter().enumerate() {
+        let mut w = HintsWriter::new(Vec::new(), f.terminal_height()).unwrap();
+        for (height, r) in f.blocks().map(|r| r.unwrap()) {
+            let mut v = r.to_vec();
+            if height == h {
+                match v.iter().position(|&i| i == flip) {
+                    Some(p) => drop(v.remove(p)),
+                    None => v.push(flip),
+                }
+                v.sort_unstable();
+            }
+            w.push(&v).unwrap();
+        }
+        let path = sc.path(&format!("hints{k}"));
+        std::fs::write(&path, w.finish().unwrap()).unwrap();
+        assert_eq!(assert_caught(&out.join("blocks"), &path, "a hint bit"), MISMATCH);
+    }
+    // The untouched inputs still give the state.
+    let o = swift(&out.join("blocks"), &out.join("hints"), Network::Regtest, 2, RangeOrder::Ascending, None);
+    same_state(o.summary.as_ref().unwrap(), state);
+}
+
+#[test]
+fn an_invalid_tip_is_reported_as_the_sequential_replay_reports_it() {
+    let (out, _) = small_written();
+    let sc = Scratch::new("badtip");
+    let dir = sc.path("blocks");
+    copy_blocks(&dir);
+    let p = Network::Regtest.params();
+    let chain = CoreChain::open(&dir, p.magic, p.genesis_hash).unwrap();
+    let loc = chain.blocks.last().unwrap().clone();
+    let mut f = chain.open_file(loc.file).unwrap();
+    let mut block = Block::from_bytes(&chain.read_block(&mut f, &loc).unwrap()).unwrap();
+    // One satoshi more to the coinbase, the merkle root redone and the header mined again.
+    block.txdata[0].outputs[0].value += 1;
+    let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
+    block.header.merkle_root = fullverify::hash::merkle_root(&txids).root;
+    while !fullverify::chain::check_proof_of_work(&block.block_hash(), block.header.bits, p) {
+        block.header.nonce = block.header.nonce.wrapping_add(1);
+    }
+    let mut raw = fullverify_driver::replay::block_bytes(&block);
+    assert_eq!(raw.len(), loc.len as usize);
+    fullverify_driver::source::xor_at(&mut raw, loc.offset, &chain.key);
+    let path = &chain.files[loc.file];
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[loc.offset as usize..loc.offset as usize + raw.len()].copy_from_slice(&raw);
+    std::fs::write(path, bytes).unwrap();
+    let (_, seq) = replay_dir(&dir, Network::Regtest);
+    let Some(Failure::Invalid { error: want, .. }) = seq else { panic!("{seq:?}") };
+    assert_eq!((want.height, want.reason.as_str()), (200, "bad-cb-amount"));
+    for threads in [1, 3] {
+        let o = swift(&dir, &out.join("hints"), Network::Regtest, threads, RangeOrder::Shuffled(1), Some(4));
+        let Some(Failure::Invalid { error, .. }) = &o.failure else { panic!("{:?}", o.failure) };
+        assert_eq!(**error, *want);
+        assert!(o.summary.is_none());
+    }
+}
+
+fn run_bin(args: &[&str]) -> (i32, String, serde_json::Value) {
+    let sc = Scratch::new(&format!("bin{}", args.len()));
+    let json = sc.path("p.json");
+    let o = Command::new(BIN).args(args).arg("--json").arg(&json).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    let p = std::fs::read_to_string(&json).map(|t| serde_json::from_str(&t).unwrap()).unwrap_or_default();
+    (o.status.code().unwrap_or(-1), stderr, p)
+}
+
+#[test]
+fn replay_binary_mode_swiftsync_and_fallback() {
+    let (out, state) = small_written();
+    let (dir, hints) = (out.join("blocks"), out.join("hints"));
+    let (d, h) = (dir.to_str().unwrap(), hints.to_str().unwrap());
+    let base =
+        ["--mode", "swiftsync", "--source", "core-blocks", d, "--network", "regtest", "--threads", "2"];
+    let (code, err, p) = run_bin(&[&base[..], &["--hints", h]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(p["experiment"], "swiftsync");
+    assert_eq!(p["params"]["mode"], "swiftsync");
+    assert_eq!(p["state"]["muhash"].as_str(), state.muhash.as_deref());
+    assert_eq!(p["state"]["utxo_count"], state.utxo_count);
+    assert_eq!(p["aggregate"]["balanced"], true);
+    assert!(p["ranges"].as_array().unwrap().len() > 2);
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/schema/swiftsync.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&p).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // Hints of another chain state: the mismatch, exit code 1; with the fallback, the
+    // sequential replay runs and succeeds.
+    let sc = Scratch::new("binhints");
+    let bytes = std::fs::read(&hints).unwrap();
+    let f = HintsFile::parse(&bytes).unwrap();
+    let at = (101..=f.terminal_height()).find(|&h| !f.block(h).unwrap().is_empty()).unwrap();
+    let mut w = HintsWriter::new(Vec::new(), f.terminal_height()).unwrap();
+    for (height, r) in f.blocks().map(|r| r.unwrap()) {
+        let v = r.to_vec();
+        w.push(if height == at { &v[1..] } else { &v }).unwrap();
+    }
+    let bad = sc.path("hints");
+    std::fs::write(&bad, w.finish().unwrap()).unwrap();
+    let b = bad.to_str().unwrap();
+    let (code, err, p) = run_bin(&[&base[..], &["--hints", b, "--quiet"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(MISMATCH), "{err}");
+    assert!(p["state"].is_null());
+    assert_eq!(p["error"]["kind"], "swiftsync-mismatch");
+    let (code, err, p) =
+        run_bin(&[&base[..], &["--hints", b, "--fallback", "sequential", "--quiet"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(p["fallback"]["ran"], true);
+    // Usage: swiftsync needs --hints and a core-blocks source.
+    let (code, err, _) =
+        run_bin(&["--mode", "swiftsync", "--source", "core-blocks", d, "--network", "regtest"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Given the chain's median times past, a block is checked for lock-time finality against its
+/// parent's MTP (as the chain state does); without them the time-based lock is not checked.
+#[test]
+fn chain_context_checks_lock_time_finality_against_the_parents_mtp() {
+    use fullverify::encode::{Transaction, TxIn, TxOut};
+    use fullverify::validation::{
+        bip34_height_push, check_decoded_block_in_chain, check_decoded_block_with_spent, ChainContext,
+        CheckOptions,
+    };
+    let p = Network::Regtest.params();
+    let genesis = p.genesis_block();
+    let mtp0 = i64::from(genesis.header.time);
+    let block_at = |lock_time: u32| {
+        let mut script_sig = bip34_height_push(1);
+        script_sig.push(0x51);
+        let coinbase = Transaction {
+            version: 1,
+            inputs: vec![TxIn {
+                prevout: OutPoint { txid: [0; 32], vout: u32::MAX },
+                script_sig,
+                sequence: 0xffff_fffe,
+                witness: Vec::new(),
+            }],
+            outputs: vec![TxOut { value: 50_0000_0000, script_pubkey: vec![0x51] }],
+            lock_time,
+        };
+        let mut b = Block { header: genesis.header, txdata: vec![coinbase] };
+        b.header.version = 4;
+        b.header.prev_block = genesis.block_hash();
+        b.header.time = genesis.header.time + 600;
+        b.header.merkle_root = fullverify::hash::merkle_root(&[b.txdata[0].txid()]).root;
+        while !fullverify::chain::check_proof_of_work(&b.block_hash(), b.header.bits, p) {
+            b.header.nonce += 1;
+        }
+        b
+    };
+    let opts = CheckOptions::new(Network::Regtest, 1, fullverify::Backend::detect());
+    let mtp = |h: u32| {
+        assert_eq!(h, 0, "only the parent's MTP is asked for");
+        mtp0
+    };
+    let chain = ChainContext { mtp: &mtp };
+    // Locked until one second after the parent's MTP: not final in the chain.
+    let late = block_at(mtp0 as u32 + 1);
+    check_decoded_block_with_spent(&late, &[], 1, &opts).expect("no time lock is checked without the chain");
+    let e = check_decoded_block_in_chain(&late, &[], 1, &opts, chain).unwrap_err();
+    assert_eq!((e.reason.as_str(), e.tx.map(|t| t.0)), ("bad-txns-nonfinal", Some(0)));
+    // Locked until one second before it: final.
+    let early = block_at(mtp0 as u32 - 1);
+    check_decoded_block_in_chain(&early, &[], 1, &opts, chain).expect("final");
+}
