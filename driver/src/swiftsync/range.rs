@@ -167,10 +167,11 @@ fn block(
     })?;
     let spent = undo.into_spent_coins(&block).map_err(|e| Stop::Mismatch(e.to_string()))?;
     r.inputs += spent.len() as u64;
+    let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
     if r.invalid.is_none() {
-        if let Err(e) = check_decoded_block_in_chain(&block, &spent, height, &s.opts, ChainContext { mtp }) {
-            r.invalid = Some(e);
-        }
+        r.invalid = spend_order(&block, &txids, &spent, height).or_else(|| {
+            check_decoded_block_in_chain(&block, &spent, height, &s.opts, ChainContext { mtp }).err()
+        });
     }
     // Inputs out of the aggregate.
     let mut k = 0;
@@ -181,7 +182,6 @@ fn block(
         }
     }
     // Outputs: hinted unspent into the set, the others into the aggregate.
-    let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
     let mut unspent = hints.iter().peekable();
     let mut counted = 0u32;
     for o in counted_outputs(&block, network, height) {
@@ -198,4 +198,126 @@ fn block(
         r.bip30.extend(txids.iter().enumerate().map(|(t, id)| (*id, height, t)));
     }
     Ok(())
+}
+
+/// Whether every coin the undo data gives the block's inputs existed when it was spent. The
+/// aggregate matches spends with outputs as multisets, in no order: on its own it would accept a
+/// block that spends an output a later block (or a later transaction of the same block)
+/// creates, whose element carries that later height. So a coin must come from a block below
+/// this one, or from this block (Core's undo data records a coin created and spent in one block
+/// with that block's height) and then from an earlier transaction. Fails as Core does for an
+/// input whose coin is not there: `bad-txns-inputs-missingorspent`, with the transaction and
+/// input; `None` when every coin was there.
+fn spend_order(block: &Block, txids: &[[u8; 32]], spent: &[Coin], height: u32) -> Option<BlockError> {
+    let mut earlier: Option<std::collections::HashMap<[u8; 32], usize>> = None;
+    let mut k = 0;
+    for (t, tx) in block.txdata.iter().enumerate().skip(1) {
+        for (i, inp) in tx.inputs.iter().enumerate() {
+            // The counts were checked with the undo record; a short list cannot get here.
+            let coin = spent.get(k)?;
+            k += 1;
+            let exists = match coin.height.cmp(&height) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => {
+                    let index = earlier
+                        .get_or_insert_with(|| txids.iter().enumerate().map(|(j, id)| (*id, j)).collect());
+                    index.get(&inp.prevout.txid).is_some_and(|&j| j < t)
+                }
+            };
+            if !exists {
+                return Some(BlockError {
+                    reason: "bad-txns-inputs-missingorspent".into(),
+                    hash: block.block_hash(),
+                    height,
+                    tx: Some((t, txids[t])),
+                    input: Some(i),
+                });
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spend_order;
+    use fullverify::encode::{Block, BlockHeader, OutPoint, Transaction, TxIn, TxOut};
+    use fullverify::utxo::Coin;
+
+    fn tx(prevouts: &[OutPoint], tag: u8) -> Transaction {
+        Transaction {
+            version: 2,
+            inputs: prevouts
+                .iter()
+                .map(|&prevout| TxIn { prevout, sequence: u32::MAX, ..Default::default() })
+                .collect(),
+            outputs: vec![TxOut { value: 1000 + tag as i64, script_pubkey: vec![0x51] }],
+            lock_time: 0,
+        }
+    }
+
+    fn coin(height: u32) -> Coin {
+        Coin { out: TxOut { value: 1, script_pubkey: vec![0x51] }, height, coinbase: false }
+    }
+
+    /// A block at height 10: a coinbase, then `a` spending an old coin, then `b`.
+    fn check(b_spends: OutPoint, b_coin_height: u32, a_spends_b: bool) -> Result<(), String> {
+        let old = OutPoint { txid: [7; 32], vout: 0 };
+        let header =
+            BlockHeader { version: 4, prev_block: [0; 32], merkle_root: [0; 32], time: 0, bits: 0, nonce: 0 };
+        let coinbase = tx(&[OutPoint { txid: [0; 32], vout: u32::MAX }], 0);
+        let b = tx(&[b_spends], 2);
+        let a_prev = if a_spends_b { OutPoint { txid: b.txid(), vout: 0 } } else { old };
+        let a = tx(&[a_prev], 1);
+        let block = Block { header, txdata: vec![coinbase, a, b] };
+        let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
+        let a_coin = if a_spends_b { coin(10) } else { coin(9) };
+        match spend_order(&block, &txids, &[a_coin, coin(b_coin_height)], 10) {
+            None => Ok(()),
+            Some(e) => Err(format!("{} tx {:?} input {:?}", e.reason, e.tx.map(|t| t.0), e.input)),
+        }
+    }
+
+    #[test]
+    fn a_coin_must_exist_before_the_input_that_spends_it() {
+        let old = OutPoint { txid: [8; 32], vout: 3 };
+        // Coins from earlier blocks, and from an earlier transaction of the same block.
+        assert_eq!(check(old, 0, false), Ok(()));
+        assert_eq!(check(old, 9, false), Ok(()));
+        // A coin of a later block.
+        assert_eq!(
+            check(old, 11, false),
+            Err("bad-txns-inputs-missingorspent tx Some(2) input Some(0)".into())
+        );
+        assert_eq!(
+            check(old, u32::MAX, false),
+            Err("bad-txns-inputs-missingorspent tx Some(2) input Some(0)".into())
+        );
+        // A coin of this block's height from a transaction that is not in the block.
+        assert_eq!(
+            check(old, 10, false),
+            Err("bad-txns-inputs-missingorspent tx Some(2) input Some(0)".into())
+        );
+        // `a` spends `b`, which comes after it in the block.
+        assert_eq!(
+            check(old, 9, true),
+            Err("bad-txns-inputs-missingorspent tx Some(1) input Some(0)".into())
+        );
+    }
+
+    #[test]
+    fn a_coin_of_an_earlier_transaction_in_the_block_is_there() {
+        // `b` (tx 2) spends `a` (tx 1) with a coin of the block's own height.
+        let old = OutPoint { txid: [7; 32], vout: 0 };
+        let header =
+            BlockHeader { version: 4, prev_block: [0; 32], merkle_root: [0; 32], time: 0, bits: 0, nonce: 0 };
+        let coinbase = tx(&[OutPoint { txid: [0; 32], vout: u32::MAX }], 0);
+        let a = tx(&[old], 1);
+        let b = tx(&[OutPoint { txid: a.txid(), vout: 0 }], 2);
+        let block = Block { header, txdata: vec![coinbase, a, b] };
+        let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
+        assert!(spend_order(&block, &txids, &[coin(3), coin(10)], 10).is_none());
+        assert!(spend_order(&block, &txids, &[coin(3), coin(11)], 10).is_some());
+    }
 }
