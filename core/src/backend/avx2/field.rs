@@ -435,8 +435,8 @@ impl<L: Lanes> Fe10x26x8<L> {
 }
 
 /// The multiplication and squaring that everything above the kernels calls (the engine, the
-/// addition chains): the inline kernels [`Fe10x26x8::mul`] and [`Fe10x26x8::sqr`] on the
-/// model, one out-of-line copy of each on the registers. Inlined at each of the engine's few
+/// addition chains): one out-of-line copy of [`Fe10x26x8::mul`] and [`Fe10x26x8::sqr`] on the
+/// model and on the registers. Inlined at each of the engine's few
 /// dozen call sites, the unrolled kernels (some 700 instructions each) made the engine half a
 /// megabyte of code that ran from outside the instruction caches.
 pub(crate) trait MulSqr: Lanes {
@@ -446,12 +446,15 @@ pub(crate) trait MulSqr: Lanes {
     fn fe_sqr(a: &Fe10x26x8<Self>) -> Fe10x26x8<Self>;
 }
 
+/// On the model too, one out-of-line copy of each kernel: inlined at every call site of the
+/// engine the emulated kernels made its test instantiation one function that took the optimiser
+/// over half an hour.
 impl MulSqr for super::lanes::Emulated {
-    #[inline(always)]
+    #[inline(never)]
     fn fe_mul(a: &Fe10x26x8<Self>, b: &Fe10x26x8<Self>) -> Fe10x26x8<Self> {
         a.mul(b)
     }
-    #[inline(always)]
+    #[inline(never)]
     fn fe_sqr(a: &Fe10x26x8<Self>) -> Fe10x26x8<Self> {
         a.sqr()
     }
