@@ -6,7 +6,7 @@
 //! Tests that need the external vectors skip with a message when they are absent, and fail
 //! instead when `FULLVERIFY_REQUIRE_VECTORS=1`.
 
-use fullverify_testkit::{test_seed, vector_file, SplitMix64};
+use fullverify_testkit::{test_seed, vector_file, Scratch, SplitMix64};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -31,25 +31,9 @@ fn block_866342() -> Option<(PathBuf, PathBuf)> {
     ))
 }
 
-/// A fresh scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("fv-replay-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A scratch directory of this test binary (see [`Scratch`]).
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("fv-replay-test", name)
 }
 
 fn schema_validator() -> jsonschema::Validator {
@@ -104,7 +88,7 @@ fn s(p: &Path) -> &str {
 #[test]
 fn mainnet_0_438_from_genesis() {
     let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
-    let sc = Scratch::new("m438");
+    let sc = scratch("m438");
     let p = ok_packet(&sc, "full", &["--source", "framed", s(&file), "--network", "mainnet"]);
     assert_eq!(p["state"]["height"], 438);
     assert_eq!(p["state"]["utxo_count"], 443);
@@ -120,7 +104,7 @@ fn mainnet_0_438_from_genesis() {
 #[test]
 fn chaingen_corpus_replays_to_the_manifest_state_with_era_rates() {
     use fullverify_experiments::chaingen::{generate, write_corpus, Profile};
-    let sc = Scratch::new("corpus");
+    let sc = scratch("corpus");
     let dir = sc.path("tiny");
     let m = write_corpus(&generate(Profile::Tiny, 7, 2, &mut ()), &dir).unwrap();
     let p = ok_packet(&sc, "corpus", &["--source", "corpus", s(&dir), "--threads", "2"]);
@@ -152,7 +136,7 @@ fn btcd_bz2_subset_matches_the_bitcoinj_file() {
     else {
         return;
     };
-    let sc = Scratch::new("bz2");
+    let sc = scratch("bz2");
     let a = ok_packet(&sc, "bz2", &["--source", "framed", s(&bz2)]);
     let b = ok_packet(&sc, "cut", &["--source", "framed", s(&full), "--stop-height", "255"]);
     assert_eq!(a["state"]["height"], 255);
@@ -165,7 +149,7 @@ fn btcd_bz2_subset_matches_the_bitcoinj_file() {
 #[test]
 fn regtest_hex_file() {
     let Some(file) = vector("chain/regtest_1-206.blocks.hex.txt") else { return };
-    let sc = Scratch::new("regtest");
+    let sc = scratch("regtest");
     let p = ok_packet(&sc, "rt", &["--source", "hex", s(&file), "--network", "regtest"]);
     assert_eq!(p["state"]["height"], 206);
     assert!(p["metrics"]["inputs"].as_u64().unwrap() >= 26);
@@ -173,7 +157,7 @@ fn regtest_hex_file() {
 
 #[test]
 fn single_blocks_with_spent_outputs() {
-    let sc = Scratch::new("blocks");
+    let sc = scratch("blocks");
     let cases = [
         (
             "mainnet_866342.block.zst",
@@ -240,7 +224,7 @@ fn single_blocks_with_spent_outputs() {
 #[test]
 fn signature_modes_are_recorded_and_give_the_same_results() {
     let Some((b, sp)) = block_866342() else { return };
-    let sc = Scratch::new("batch_schnorr");
+    let sc = scratch("batch_schnorr");
     let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
     let modes: [(&str, &[&str]); 4] = [
         ("inline", &["--sig-checks", "inline"]),
@@ -292,7 +276,7 @@ fn signature_modes_are_recorded_and_give_the_same_results() {
 #[test]
 fn malloc_settings_are_recorded_and_give_the_same_results() {
     let Some((b, sp)) = block_866342() else { return };
-    let sc = Scratch::new("malloc");
+    let sc = scratch("malloc");
     let base = ["--source", "block", s(&b), "--spent", s(&sp), "--threads", "2"];
     let implicit = ok_packet(&sc, "implicit", &base);
     let tuned = ok_packet(&sc, "tuned", &[&base[..], &["--malloc", "tuned"]].concat());
@@ -355,7 +339,7 @@ fn core_blocks_dir_shuffled_across_two_xored_files() {
         blocks.swap(i, j);
     }
     let key: [u8; 8] = rng.next_u64().to_le_bytes();
-    let sc = Scratch::new("coredir");
+    let sc = scratch("coredir");
     let dir = sc.path("blocks");
     std::fs::create_dir_all(&dir).unwrap();
     let split = 150 + (rng.next_u64() % 100) as usize;
@@ -388,7 +372,7 @@ fn core_blocks_dir_shuffled_across_two_xored_files() {
 #[test]
 fn resume_after_stop_height_equals_one_run() {
     let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
-    let sc = Scratch::new("resume");
+    let sc = scratch("resume");
     let d = sc.path("state");
     let whole = ok_packet(&sc, "whole", &["--source", "framed", s(&file)]);
     let first = ok_packet(
@@ -411,7 +395,7 @@ fn resume_after_stop_height_equals_one_run() {
 #[test]
 fn crash_resume_matches_an_uninterrupted_run() {
     let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
-    let sc = Scratch::new("crash");
+    let sc = scratch("crash");
     let args = ["--source", "framed", s(&file), "--flush-every", "1"];
     let t = Instant::now();
     let whole = ok_packet(&sc, "whole", &args);
@@ -457,7 +441,7 @@ fn invalid_block_stops_with_the_last_valid_state_flushed() {
     for (i, (_, b)) in recs.iter().enumerate() {
         out.extend_from_slice(&frame(&data[..4], if i == 300 { &bad } else { b }));
     }
-    let sc = Scratch::new("invalid");
+    let sc = scratch("invalid");
     let corrupt = sc.path("corrupt.blk");
     std::fs::write(&corrupt, out).unwrap();
     let d = sc.path("state");
@@ -485,7 +469,7 @@ fn truncated_and_corrupt_sources_name_file_and_offset() {
     let data = std::fs::read(&file).unwrap();
     let recs = records(&data);
     let (off, _) = recs[120];
-    let sc = Scratch::new("trunc");
+    let sc = scratch("trunc");
     let cut = sc.path("cut.blk");
     std::fs::write(&cut, &data[..off + 8 + 50]).unwrap();
     let (o, packet) = replay(&sc, "cut", &["--source", "framed", s(&cut)]);
@@ -519,7 +503,7 @@ fn truncated_and_corrupt_sources_name_file_and_offset() {
 
 #[test]
 fn bad_command_lines_exit_2_with_a_message() {
-    let sc = Scratch::new("cli");
+    let sc = scratch("cli");
     let missing = sc.path("missing.blk");
     let scratch_file = sc.path("present.blk");
     std::fs::write(&scratch_file, [0u8; 100]).unwrap();
@@ -583,7 +567,7 @@ fn bad_command_lines_exit_2_with_a_message() {
 #[test]
 fn assumevalid_is_recorded() {
     let Some(file) = vector("chain/mainnet_0-438.blk.dat") else { return };
-    let sc = Scratch::new("av");
+    let sc = scratch("av");
     let tip = "0000000025c6b644f8add734be7e666fa4afa43ca0204d623a0c0b1fd2104c7a";
     let p = ok_packet(&sc, "av", &["--source", "framed", s(&file), "--assumevalid", tip]);
     assert_eq!(p["assumevalid"]["enabled"], true);

@@ -20,7 +20,7 @@ use fullverify_driver::replay::{open_source, run_chain, Failure, Settings, Sourc
 use fullverify_driver::source::CoreChain;
 use fullverify_driver::swiftsync::{run_swiftsync, RangeOrder, SwiftOutcome, SwiftSettings, MISMATCH};
 use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
-use fullverify_testkit::vector_file;
+use fullverify_testkit::{vector_file, Scratch};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,37 +28,9 @@ use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_replay");
 
-/// A vector file, or `None` (skip) when absent; a failure under `FULLVERIFY_REQUIRE_VECTORS=1`.
-fn vector(rel: &str) -> Option<PathBuf> {
-    let p = vector_file(rel);
-    if p.is_none() && std::env::var("FULLVERIFY_REQUIRE_VECTORS").is_ok_and(|v| v == "1") {
-        panic!("FULLVERIFY_REQUIRE_VECTORS=1 but {rel} is absent");
-    }
-    if p.is_none() {
-        eprintln!("SKIP: the vector {rel} is absent");
-    }
-    p
-}
-
-/// A fresh scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("fv-swiftsync-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A scratch directory of this test binary (see [`Scratch`]).
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("fv-swiftsync-test", name)
 }
 
 fn small_corpus() -> PathBuf {
@@ -235,7 +207,7 @@ fn written_blocks_replay_to_the_same_state_and_their_undo_is_the_spent_coins() {
 
 #[test]
 fn blocks_writer_splits_files_and_the_directory_reads_back() {
-    let sc = Scratch::new("split");
+    let sc = scratch("split");
     let blocks = blocks_of(SourceKind::Corpus, &small_corpus(), Network::Regtest);
     let (spent, _) = recount(&blocks, Network::Regtest);
     let raw = |b: &Block| fullverify_driver::replay::block_bytes(b);
@@ -286,9 +258,9 @@ fn swiftsync_vs_sequential_on_small_for_1_2_3_workers_and_shuffled_ranges() {
 }
 
 fn vector_chain(kind: SourceKind, rel: &str, network: Network, name: &str) {
-    let Some(file) = vector(rel) else { return };
-    let sc = Scratch::new(name);
-    let state = replay_writing(kind, &file, network, &sc.0);
+    let Some(file) = vector_file(rel) else { return };
+    let sc = scratch(name);
+    let state = replay_writing(kind, &file, network, sc.dir());
     let blocks = blocks_of(kind, &file, network);
     let (spent, set) = recount(&blocks, network);
     assert_eq!(hinted(&sc.path("hints")), set);
@@ -412,7 +384,7 @@ fn tampered_undo_records_are_caught() {
         ("another block's record", Box::new(|u, h| u[h] = u[h + 1].clone())),
     ];
     for (i, (what, change)) in cases.into_iter().enumerate() {
-        let sc = Scratch::new(&format!("undo{i}"));
+        let sc = scratch(&format!("undo{i}"));
         let dir = sc.path("blocks");
         copy_blocks(&dir);
         rewrite_undo(&dir, |u, blocks| change(u, busy_height(blocks)));
@@ -425,7 +397,7 @@ fn tampered_undo_records_are_caught() {
 fn corrupt_undo_bytes_and_flipped_hints_are_caught() {
     let (out, state) = small_written();
     // A byte of a record changed in the file: no record's checksum matches the block.
-    let sc = Scratch::new("flip");
+    let sc = scratch("flip");
     let dir = sc.path("blocks");
     copy_blocks(&dir);
     let rev = dir.join("rev00000.dat");
@@ -467,7 +439,7 @@ fn corrupt_undo_bytes_and_flipped_hints_are_caught() {
 #[test]
 fn an_invalid_tip_is_reported_as_the_sequential_replay_reports_it() {
     let (out, _) = small_written();
-    let sc = Scratch::new("badtip");
+    let sc = scratch("badtip");
     let dir = sc.path("blocks");
     copy_blocks(&dir);
     let p = Network::Regtest.params();
@@ -501,7 +473,7 @@ fn an_invalid_tip_is_reported_as_the_sequential_replay_reports_it() {
 }
 
 fn run_bin(args: &[&str]) -> (i32, String, serde_json::Value) {
-    let sc = Scratch::new(&format!("bin{}", args.len()));
+    let sc = scratch(&format!("bin{}", args.len()));
     let json = sc.path("p.json");
     let o = Command::new(BIN).args(args).arg("--json").arg(&json).output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
@@ -536,7 +508,7 @@ fn replay_binary_mode_swiftsync_and_fallback() {
     assert!(errors.is_empty(), "{errors:?}");
     // Hints of another chain state: the mismatch, exit code 1; with the fallback, the
     // sequential replay runs and succeeds.
-    let sc = Scratch::new("binhints");
+    let sc = scratch("binhints");
     let bytes = std::fs::read(&hints).unwrap();
     let f = HintsFile::parse(&bytes).unwrap();
     let at = (101..=f.terminal_height()).find(|&h| !f.block(h).unwrap().is_empty()).unwrap();

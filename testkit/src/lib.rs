@@ -19,7 +19,7 @@ pub mod harness;
 pub mod vectors;
 
 pub use vectors::{
-    load_json, read_maybe_compressed, test_iters, test_seed, vector_file, vectors_dir, SplitMix64,
+    load_json, read_maybe_compressed, test_iters, test_seed, vector_file, vectors_dir, Scratch, SplitMix64,
 };
 
 /// Serializes a block (BIP144 form when it has witnesses): the replay's own.

@@ -141,6 +141,36 @@ impl SplitMix64 {
     }
 }
 
+/// A fresh scratch directory under the system's temporary folder, named after the test binary's
+/// `prefix`, the process and `name`; removed when dropped.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// Creates (emptying first) `<tmp>/<prefix>-<pid>-<name>`.
+    pub fn new(prefix: &str, name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+
+    /// A path inside the directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// The directory itself.
+    pub fn dir(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
