@@ -537,6 +537,9 @@ pub struct CoreChain {
     pub names: Vec<String>,
     /// The chain from genesis (`[h]` = the block at height h).
     pub blocks: Vec<LocatedBlock>,
+    /// Hashes of the blocks with more than one child among the directory's headers (where the
+    /// undo records of two children can share a checksum's parent).
+    pub fork_parents: std::collections::HashSet<[u8; 32]>,
 }
 
 impl CoreChain {
@@ -602,7 +605,8 @@ impl CoreChain {
                 LocatedBlock { file: l.file, offset: l.offset, len: l.len, header: l.header, hash: *h }
             })
             .collect();
-        Ok(CoreChain { dir_name, key, files, names, blocks })
+        let fork_parents = children.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p).collect();
+        Ok(CoreChain { dir_name, key, files, names, blocks, fork_parents })
     }
 
     /// Where block `b` was found, for messages.

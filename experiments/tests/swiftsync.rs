@@ -12,13 +12,18 @@
 use fullverify::chain::Network;
 use fullverify::chainstate::StateSummary;
 use fullverify::encode::{Block, OutPoint};
+use fullverify::swiftsync::Salt;
 use fullverify::swiftsync::{counted_outputs, HintsFile, HintsWriter};
 use fullverify::undo::{BlockUndo, RevFile, XorKey};
 use fullverify::utxo::Coin;
+use fullverify::validation::{CheckOptions, SigMode};
 use fullverify_driver::blocksdir::BlocksWriter;
 use fullverify_driver::replay::{open_source, run_chain, Failure, Settings, SourceKind, Store, WriteOut};
 use fullverify_driver::source::CoreChain;
-use fullverify_driver::swiftsync::{run_swiftsync, RangeOrder, SwiftOutcome, SwiftSettings, MISMATCH};
+use fullverify_driver::swiftsync::{
+    read_hints, run_swiftsync, validate_range, Bundle, RangeOrder, RangeResult, SwiftOutcome, SwiftPlan,
+    SwiftSettings, UndoFiles, MISMATCH,
+};
 use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
 use fullverify_testkit::{vector_file, Scratch};
 use std::collections::{BTreeSet, HashMap};
@@ -227,11 +232,123 @@ fn blocks_writer_splits_files_and_the_directory_reads_back() {
     assert!(failure.is_none());
     let (_, written) = small_written();
     same_state(&state, written);
-    // SwiftSync matches each block with its record in the rev file of its blk file.
+    // SwiftSync matches each block with its record in the rev file of its blk file, here and
+    // in the bundles a client sends to workers that do not see the directory.
     let (out, _) = small_written();
     let o = swift(&dir, &out.join("hints"), Network::Regtest, 2, RangeOrder::Shuffled(3), Some(9));
     assert!(o.failure.is_none(), "{:?}", o.failure);
     same_state(o.summary.as_ref().unwrap(), written);
+    let o = through_bytes(&dir, &out.join("hints"), &dir, true, Some(9));
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    same_state(o.summary.as_ref().unwrap(), written);
+}
+
+/// A run as workers in other processes do it: the plan made here and read back from its bytes
+/// with the blocks directory at `view` (or, `bundled`, with no directory and each range's
+/// blocks sent as a bundle's bytes), the ranges in reverse, each result through its bytes, then
+/// the merge.
+fn through_bytes(dir: &Path, hints: &Path, view: &Path, bundled: bool, per: Option<u32>) -> SwiftOutcome {
+    let t = std::time::Instant::now();
+    let plan = SwiftPlan::open(dir, Network::Regtest, None).unwrap();
+    let hint_bytes = read_hints(hints, &plan).unwrap();
+    let parsed = HintsFile::parse(&hint_bytes).unwrap();
+    let worker = SwiftPlan::from_bytes(&plan.to_bytes(), (!bundled).then_some(view)).unwrap();
+    assert_eq!(worker.chain.blocks.len(), plan.chain.blocks.len());
+    let salt = Salt::from_bytes([0x5a; 32]);
+    let opts = CheckOptions {
+        network: Network::Regtest,
+        threads: 1,
+        backend: fullverify::Backend::detect(),
+        sig_mode: SigMode::Inline,
+    };
+    let undo = UndoFiles::new(&plan.chain, Network::Regtest.params().magic);
+    let mut results = Vec::new();
+    for (taken, &(a, b)) in plan.ranges(per, 2).iter().rev().enumerate() {
+        let bundle = bundled.then(|| {
+            let bytes = Bundle::read(&plan.chain, &undo, a, b).unwrap().to_bytes();
+            Bundle::from_bytes(&bytes).unwrap()
+        });
+        let r = validate_range(&worker, &parsed, &salt, opts, bundle.as_ref(), a, b).unwrap();
+        let bytes = r.to_bytes();
+        let back = RangeResult::from_bytes(&bytes, &salt).unwrap();
+        assert_eq!(back.to_bytes(), bytes);
+        results.push((taken, back));
+    }
+    let mut o = SwiftOutcome::started(&plan, hints, hint_bytes.len() as u64, 2);
+    o.merge(&plan, &salt, results);
+    o.finished(t)
+}
+
+#[test]
+fn plans_bundles_and_range_results_through_bytes_give_the_threads_engines_state() {
+    let (out, state) = small_written();
+    let (dir, hints) = (out.join("blocks"), out.join("hints"));
+    let sc = scratch("wire");
+    // The workers' view of the directory: another path to the same files.
+    let view = sc.path("view");
+    std::os::unix::fs::symlink(&dir, &view).unwrap();
+    let threads = swift(&dir, &hints, Network::Regtest, 2, RangeOrder::Ascending, Some(11));
+    for bundled in [false, true] {
+        let o = through_bytes(&dir, &hints, &view, bundled, Some(11));
+        assert!(o.failure.is_none(), "bundled {bundled}: {:?}", o.failure);
+        assert_eq!(o.balanced, Some(true));
+        same_state(o.summary.as_ref().unwrap(), state);
+        assert_eq!(o.inputs(), threads.inputs());
+        assert_eq!(o.bytes.0, threads.bytes.0, "block bytes");
+        assert_eq!(o.bytes.1, threads.bytes.1, "undo bytes");
+        assert!(o.bytes.1 > 0);
+    }
+    // A plan read with no directory and no bundle cannot validate; a range outside the chain
+    // and a bundle of other heights are refused.
+    let plan = SwiftPlan::open(&dir, Network::Regtest, None).unwrap();
+    let bytes = plan.to_bytes();
+    let hint_bytes = std::fs::read(&hints).unwrap();
+    let parsed = HintsFile::parse(&hint_bytes).unwrap();
+    let salt = Salt::from_bytes([1; 32]);
+    let opts = CheckOptions {
+        network: Network::Regtest,
+        threads: 1,
+        backend: fullverify::Backend::detect(),
+        sig_mode: SigMode::Inline,
+    };
+    let bare = SwiftPlan::from_bytes(&bytes, None).unwrap();
+    let e = validate_range(&bare, &parsed, &salt, opts, None, 0, 5).unwrap_err();
+    assert!(e.contains("needs a bundle"), "{e}");
+    let e = validate_range(&plan, &parsed, &salt, opts, None, 190, 201).unwrap_err();
+    assert!(e.contains("not within the chain's heights 0..=200"), "{e}");
+    let undo = UndoFiles::new(&plan.chain, Network::Regtest.params().magic);
+    let other = Bundle::read(&plan.chain, &undo, 10, 19).unwrap();
+    let e = validate_range(&bare, &parsed, &salt, opts, Some(&other), 20, 29).unwrap_err();
+    assert!(e.contains("not of heights 20..=29"), "{e}");
+    // Results missing a range, or under another salt, give no state.
+    let r = |a, b, salt: &Salt| validate_range(&plan, &parsed, salt, opts, None, a, b).unwrap();
+    let mut o = SwiftOutcome::started(&plan, &hints, 0, 1);
+    o.merge(&plan, &salt, vec![(0, r(0, 99, &salt))]);
+    assert!(
+        matches!(&o.failure, Some(Failure::Source(m)) if m.contains("no result for heights 100..=200")),
+        "{:?}",
+        o.failure
+    );
+    assert!(o.summary.is_none());
+    let mut o = SwiftOutcome::started(&plan, &hints, 0, 1);
+    let other_salt = Salt::from_bytes([2; 32]);
+    let moved = RangeResult::from_bytes(&r(100, 200, &other_salt).to_bytes(), &salt).unwrap();
+    o.merge(&plan, &salt, vec![(0, r(0, 99, &salt)), (1, moved)]);
+    assert!(matches!(o.failure, Some(Failure::Mismatch(_))), "{:?}", o.failure);
+    assert!(o.summary.is_none());
+    // Corrupt bytes are errors, never a plan or a result.
+    for cut in [0, 8, 9, bytes.len() / 2, bytes.len() - 1] {
+        assert!(SwiftPlan::from_bytes(&bytes[..cut], Some(&dir)).is_err(), "plan cut at {cut}");
+    }
+    let mut wrong = bytes.clone();
+    let last_header = wrong.len() - 80 + 4;
+    wrong[last_header] ^= 1;
+    let e = SwiftPlan::from_bytes(&wrong, Some(&dir)).err().unwrap();
+    assert!(e.contains("does not follow header"), "{e}");
+    let res = r(0, 9, &salt).to_bytes();
+    for cut in [0, 9, res.len() / 2, res.len() - 1] {
+        assert!(RangeResult::from_bytes(&res[..cut], &salt).is_err(), "result cut at {cut}");
+    }
 }
 
 #[test]

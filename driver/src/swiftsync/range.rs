@@ -21,24 +21,38 @@
 
 use super::headers::HeaderChain;
 use super::undo::UndoFiles;
+use super::wire::Bundle;
 use crate::source::CoreChain;
 use fullverify::chain::Network;
 use fullverify::encode::{Block, OutPoint};
+use fullverify::muhash::MuHash3072;
 use fullverify::swiftsync::{counted_outputs, Aggregate, CoinElement, HintsFile, Salt};
-use fullverify::utxo::Coin;
+use fullverify::utxo::{txout_ser, Coin};
 use fullverify::validation::{check_decoded_block_in_chain, BlockError, ChainContext, CheckOptions};
 use std::fs::File;
 use std::time::{Duration, Instant};
 
-/// What every range shares: the chain, its checked headers, the undo records, the hints, the
+/// Where a range's blocks and undo records come from.
+pub enum Blocks<'a> {
+    /// The blocks directory: blk files read at the located offsets, rev files matched by
+    /// checksum.
+    Files {
+        /// The located chain.
+        chain: &'a CoreChain,
+        /// Its rev files.
+        undo: &'a UndoFiles,
+    },
+    /// Sent with the range.
+    Bundle(&'a Bundle),
+}
+
+/// What every range shares: the checked headers, where the blocks come from, the hints, the
 /// run's salt and the check options (one script thread per range).
 pub struct Shared<'a> {
-    /// The located chain.
-    pub chain: &'a CoreChain,
-    /// Its checked headers.
+    /// The chain's checked headers.
     pub headers: &'a HeaderChain,
-    /// Its rev files.
-    pub undo: &'a UndoFiles,
+    /// The blocks and their undo records.
+    pub blocks: Blocks<'a>,
     /// The hints file.
     pub hints: &'a HintsFile<'a>,
     /// The run's secret salt.
@@ -56,6 +70,19 @@ pub struct DataMismatch {
     pub what: String,
 }
 
+/// A range's part of the UTXO set at the terminal height (its outputs hinted unspent): the
+/// set is never held, only counted, summed and hashed (MuHash3072 is a product, so the parts
+/// multiply to the set's).
+#[derive(Clone, Debug)]
+pub struct SetPart {
+    /// Coins.
+    pub count: u64,
+    /// Their amounts, in satoshis.
+    pub total: i64,
+    /// Their MuHash3072 (not finalized).
+    pub muhash: MuHash3072,
+}
+
 /// What one range gave.
 #[derive(Debug)]
 pub struct RangeResult {
@@ -64,7 +91,7 @@ pub struct RangeResult {
     /// Its share of the aggregate: its outputs not hinted unspent, less its inputs.
     pub aggregate: Aggregate,
     /// Its outputs hinted unspent at the terminal height.
-    pub utxos: Vec<(OutPoint, Coin)>,
+    pub set: SetPart,
     /// `(txid, height, tx index)` of the transactions of its blocks where BIP30 applies.
     pub bip30: Vec<([u8; 32], u32, usize)>,
     /// The first block that failed a check, if one did.
@@ -81,6 +108,8 @@ pub struct RangeResult {
     pub inputs: u64,
     /// Block bytes read.
     pub bytes_read: u64,
+    /// Undo record bytes used (those of the records taken).
+    pub undo_bytes: u64,
     /// The range's time on its worker.
     pub wall: Duration,
 }
@@ -91,7 +120,7 @@ pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
     let mut r = RangeResult {
         heights: (first, last),
         aggregate: Aggregate::new(s.salt.clone()),
-        utxos: Vec::new(),
+        set: SetPart { count: 0, total: 0, muhash: MuHash3072::new() },
         bip30: Vec::new(),
         invalid: None,
         mismatch: None,
@@ -100,6 +129,7 @@ pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
         txs: 0,
         inputs: 0,
         bytes_read: 0,
+        undo_bytes: 0,
         wall: Duration::ZERO,
     };
     let mut open: Option<(usize, File)> = None;
@@ -129,15 +159,23 @@ fn block(
     mtp: &(dyn Fn(u32) -> i64 + Sync),
     r: &mut RangeResult,
 ) -> Result<(), Stop> {
-    let loc = &s.chain.blocks[height as usize];
-    if open.as_ref().is_none_or(|(i, _)| *i != loc.file) {
-        *open = Some((loc.file, s.chain.open_file(loc.file).map_err(|e| Stop::Source(e.to_string()))?));
-    }
-    let file = &mut open.as_mut().expect("opened").1;
-    let raw = s.chain.read_block(file, loc).map_err(|e| Stop::Source(e.to_string()))?;
+    let hash = s.headers.entries[height as usize].hash;
+    let read;
+    let raw: &[u8] = match &s.blocks {
+        Blocks::Files { chain, .. } => {
+            let loc = &chain.blocks[height as usize];
+            if open.as_ref().is_none_or(|(i, _)| *i != loc.file) {
+                *open = Some((loc.file, chain.open_file(loc.file).map_err(|e| Stop::Source(e.to_string()))?));
+            }
+            let file = &mut open.as_mut().expect("opened").1;
+            read = chain.read_block(file, loc).map_err(|e| Stop::Source(e.to_string()))?;
+            &read
+        }
+        Blocks::Bundle(b) => &b.get(height).map_err(Stop::Source)?.raw,
+    };
     r.bytes_read += raw.len() as u64;
     let hints = s.hints.block(height).map_err(|e| Stop::Mismatch(e.to_string()))?;
-    let block = match Block::from_bytes(&raw) {
+    let block = match Block::from_bytes(raw) {
         Ok(b) => b,
         Err(e) => {
             // The outputs cannot be accounted for: the aggregate cannot balance, and the
@@ -145,7 +183,7 @@ fn block(
             let what = format!("the block does not decode ({e})");
             r.invalid.get_or_insert(BlockError {
                 reason: format!("bad-block-decode ({e})"),
-                hash: loc.hash,
+                hash,
                 height,
                 tx: None,
                 input: None,
@@ -162,9 +200,17 @@ fn block(
         return Ok(());
     }
     let network: Network = s.opts.network;
-    let undo = s.undo.block_undo(&block, height, loc.file).map_err(|e| {
-        Stop::Mismatch(format!("no undo record in {} is this block's: {e}", s.undo.name(loc.file)))
-    })?;
+    let undo = match &s.blocks {
+        Blocks::Files { chain, undo } => {
+            let file = chain.blocks[height as usize].file;
+            undo.block_undo(&block, height, file).map_err(|e| (undo.name(file).to_string(), e))
+        }
+        Blocks::Bundle(b) => b
+            .block_undo(&block, height)
+            .map_err(|e| (b.get(height).map_or_else(|_| String::new(), |x| x.rev_name.clone()), e)),
+    }
+    .map_err(|(file, e)| Stop::Mismatch(format!("no undo record in {file} is this block's: {e}")))?;
+    r.undo_bytes += encoded_len(&undo);
     let spent = undo.into_spent_coins(&block).map_err(|e| Stop::Mismatch(e.to_string()))?;
     r.inputs += spent.len() as u64;
     let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
@@ -188,7 +234,10 @@ fn block(
         counted += 1;
         let op = OutPoint { txid: txids[o.tx], vout: o.vout };
         if unspent.next_if_eq(&o.index).is_some() {
-            r.utxos.push((op, Coin { out: o.out.clone(), height, coinbase: o.tx == 0 }));
+            let coin = Coin { out: o.out.clone(), height, coinbase: o.tx == 0 };
+            r.set.count += 1;
+            r.set.total += coin.out.value;
+            r.set.muhash.insert_with(s.opts.backend, &txout_ser(&op, &coin));
         } else {
             r.aggregate.add(&CoinElement::from_output(op, o.out, height, o.tx == 0));
         }
@@ -198,6 +247,19 @@ fn block(
         r.bip30.extend(txids.iter().enumerate().map(|(t, id)| (*id, height, t)));
     }
     Ok(())
+}
+
+/// The length of `undo` as Core serializes it (a counting pass, nothing allocated).
+fn encoded_len(undo: &fullverify::undo::BlockUndo) -> u64 {
+    struct Count(u64);
+    impl fullverify::encode::Sink for Count {
+        fn put(&mut self, b: &[u8]) {
+            self.0 += b.len() as u64;
+        }
+    }
+    let mut c = Count(0);
+    undo.encode(&mut c);
+    c.0
 }
 
 /// Whether every coin the undo data gives the block's inputs existed when it was spent. The

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A SwiftSync run: the header pass, the ranges on the workers, the merge and the verdict.
 
-use super::headers::HeaderChain;
-use super::range::{run_range, RangeResult, Shared};
+use super::plan::SwiftPlan;
+use super::range::{run_range, Blocks, RangeResult, SetPart, Shared};
 use super::undo::UndoFiles;
+use super::wire::Bundle;
 use crate::metrics::{resources, Resources};
 use crate::replay::{summary_json, Failure};
 use crate::report::Packet;
-use crate::source::{display_name, CoreChain};
+use crate::source::display_name;
 use fullverify::chain::Network;
 use fullverify::chainstate::StateSummary;
-use fullverify::encode::{display_hex, OutPoint};
+use fullverify::encode::display_hex;
+use fullverify::muhash::MuHash3072;
 use fullverify::swiftsync::{Aggregate, HintsFile, Salt};
-use fullverify::utxo::{muhash_of_set, Coin};
 use fullverify::validation::{BlockError, CheckOptions, SigMode};
 use fullverify::Backend;
 use serde_json::{json, Value};
@@ -84,6 +85,8 @@ pub struct RangeStats {
     pub inputs: u64,
     /// Block bytes read.
     pub bytes_read: u64,
+    /// Undo record bytes used.
+    pub undo_bytes: u64,
     /// Time on its worker.
     pub wall: Duration,
     /// The order in which it was taken (0 first).
@@ -107,9 +110,12 @@ pub struct SwiftOutcome {
     pub ranges: Vec<RangeStats>,
     /// Workers.
     pub threads: usize,
+    /// The packet's `engine`: `{"kind": "threads", "workers": n}`, or what another engine
+    /// (the Python package's Dask driver) says of itself.
+    pub engine: Value,
     /// Times: index (headers scanned), header checks, block pass, merge, MuHash, the whole run.
     pub phases: Phases,
-    /// Bytes of blocks, rev files and hints read.
+    /// Bytes of blocks, undo records and hints used.
     pub bytes: (u64, u64, u64),
     /// Resource usage at the end.
     pub resources: Resources,
@@ -126,9 +132,9 @@ pub struct Phases {
     pub headers: Duration,
     /// The ranges.
     pub blocks: Duration,
-    /// Adding the ranges' sums and UTXO parts, the BIP30 check.
+    /// Adding the ranges' sums and set parts, the BIP30 check.
     pub merge: Duration,
-    /// The set's count, total and MuHash.
+    /// Finalizing the set's MuHash (each range hashes its part of the set).
     pub muhash: Duration,
     /// The whole run.
     pub wall: Duration,
@@ -159,7 +165,7 @@ impl SwiftOutcome {
         let wall = self.phases.wall.as_secs_f64();
         let (blocks, txs, inputs) =
             self.ranges.iter().fold((0, 0, 0), |a, r| (a.0 + r.blocks, a.1 + r.txs, a.2 + r.inputs));
-        p.set("engine", json!({ "kind": "threads", "workers": self.threads }));
+        p.set("engine", &self.engine);
         p.set(
             "source",
             json!({
@@ -184,6 +190,7 @@ impl SwiftOutcome {
                         "txs": r.txs,
                         "inputs": r.inputs,
                         "bytes_read": r.bytes_read,
+                        "undo_bytes": r.undo_bytes,
                         "wall_s": r.wall.as_secs_f64(),
                     })
                 })
@@ -239,87 +246,39 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 }
 
 /// Validates the chain of the Core blocks directory `blocks_dir` with the hints file
-/// `hints_path` (BIP 457). `Err`: the run could not start (the directory or the hints cannot
-/// be read, the hints are for another height). A run that started returns its outcome: the
-/// state when the aggregate balanced and no block failed, else the failure (the lowest failing
-/// block, or the mismatch).
+/// `hints_path` (BIP 457), on `s.threads` threads. `Err`: the run could not start (the
+/// directory or the hints cannot be read, the hints are for another height). A run that started
+/// returns its outcome: the state when the aggregate balanced and no block failed, else the
+/// failure (the lowest failing block, or the mismatch).
 pub fn run_swiftsync(
     blocks_dir: &Path,
     hints_path: &Path,
     s: &SwiftSettings,
 ) -> Result<SwiftOutcome, Failure> {
     let start = Instant::now();
-    let params = s.network.params();
     let threads = s.threads.max(1);
-    let chain = CoreChain::open(blocks_dir, params.magic, params.genesis_hash)
-        .map_err(|e| Failure::Source(e.to_string()))?;
-    let hint_bytes = std::fs::read(hints_path)
-        .map_err(|e| Failure::Source(format!("--hints {}: {e}", hints_path.display())))?;
-    let hints = HintsFile::parse(&hint_bytes)
-        .map_err(|e| Failure::Source(format!("--hints {}: {e}", hints_path.display())))?;
-    let mut phases = Phases { index: start.elapsed(), ..Phases::default() };
-    let tip_height = chain.blocks.len() as u32 - 1;
-    let tip = Some((tip_height, chain.blocks[tip_height as usize].hash));
-    if hints.terminal_height() != tip_height {
-        return Err(Failure::Usage(format!(
-            "--hints {}: hints for height {}, but the chain in {} ends at height {tip_height}",
-            hints_path.display(),
-            hints.terminal_height(),
-            display_name(blocks_dir)
-        )));
+    let plan = SwiftPlan::open(blocks_dir, s.network, s.now)?;
+    let hint_bytes = read_hints(hints_path, &plan)?;
+    let hints = HintsFile::parse(&hint_bytes).expect("checked by read_hints");
+    let mut outcome = SwiftOutcome::started(&plan, hints_path, hint_bytes.len() as u64, threads);
+    if outcome.failure.is_some() {
+        return Ok(outcome.finished(start));
     }
-    let mut outcome = SwiftOutcome {
-        blocks_dir: blocks_dir.to_path_buf(),
-        hints_path: hints_path.to_path_buf(),
-        summary: None,
-        tip,
-        balanced: None,
-        ranges: Vec::new(),
-        threads,
-        phases,
-        bytes: (0, 0, hint_bytes.len() as u64),
-        resources: resources(start.elapsed()),
-        failure: None,
-    };
-    let finish = |mut o: SwiftOutcome, phases: Phases| {
-        o.phases = Phases { wall: start.elapsed(), ..phases };
-        o.resources = resources(o.phases.wall);
-        Ok(o)
-    };
-    // Headers first, in order.
-    let t = Instant::now();
-    let now = s.now.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-    });
-    let headers = match HeaderChain::check(chain.blocks.iter().map(|b| b.header), params, now) {
-        Ok(h) => h,
-        Err(e) => {
-            phases.headers = t.elapsed();
-            let b = &chain.blocks[e.height as usize];
-            outcome.failure = Some(Failure::Invalid { error: e, origin: Some(chain.origin(b).to_string()) });
-            return finish(outcome, phases);
-        }
-    };
-    phases.headers = t.elapsed();
     // The blocks, in ranges, on the workers.
     let t = Instant::now();
     let salt = match &s.salt {
         Some(x) => x.clone(),
         None => Salt::from_os_random().map_err(|e| Failure::Source(format!("a random salt: {e}")))?,
     };
-    let undo = UndoFiles::new(&chain, params.magic);
-    let n = chain.blocks.len() as u32;
-    let per = s.range_blocks.unwrap_or_else(|| (n / (8 * threads as u32)).max(1)).max(1);
-    let ranges: Vec<(u32, u32)> =
-        (0..n).step_by(per as usize).map(|a| (a, (a + per - 1).min(n - 1))).collect();
+    let undo = UndoFiles::new(&plan.chain, s.network.params().magic);
+    let ranges = plan.ranges(s.range_blocks, threads);
     let order = match s.order {
         RangeOrder::Ascending => (0..ranges.len()).collect(),
         RangeOrder::Shuffled(seed) => shuffled(ranges.len(), seed),
     };
     let shared = Shared {
-        chain: &chain,
-        headers: &headers,
-        undo: &undo,
+        headers: &plan.headers,
+        blocks: Blocks::Files { chain: &plan.chain, undo: &undo },
         hints: &hints,
         salt: &salt,
         opts: CheckOptions { network: s.network, threads: 1, backend: s.backend, sig_mode: s.sig_mode },
@@ -337,103 +296,210 @@ pub fn run_swiftsync(
             });
         }
     });
-    let mut results = results.into_inner().expect("no worker panicked");
-    results.sort_by_key(|(_, r)| r.heights.0);
-    phases.blocks = t.elapsed();
-    // Merge.
-    let t = Instant::now();
-    let mut aggregate = Aggregate::new(salt);
-    let mut invalid: Option<BlockError> = None;
-    let mut mismatch: Option<(u32, String)> = None;
-    let mut source: Option<String> = None;
-    let mut utxos: Vec<(OutPoint, Coin)> = Vec::new();
-    let mut bip30: Vec<([u8; 32], u32, usize)> = Vec::new();
-    for (taken, r) in &mut results {
-        aggregate.combine(&r.aggregate);
-        if let Some(e) = r.invalid.take() {
-            if invalid.as_ref().is_none_or(|i| e.height < i.height) {
-                invalid = Some(e);
+    outcome.phases.blocks = t.elapsed();
+    outcome.merge(&plan, &salt, results.into_inner().expect("no worker panicked"));
+    Ok(outcome.finished(start))
+}
+
+/// Reads the hints file at `path` and checks that it parses and is for the plan's tip.
+pub fn read_hints(path: &Path, plan: &SwiftPlan) -> Result<Vec<u8>, Failure> {
+    let named = |m: String| format!("--hints {}: {m}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| Failure::Source(named(e.to_string())))?;
+    match check_hints(&bytes, plan) {
+        Ok(()) => Ok(bytes),
+        Err(Failure::Usage(m)) => Err(Failure::Usage(named(m))),
+        Err(Failure::Source(m)) => Err(Failure::Source(named(m))),
+        Err(other) => Err(other),
+    }
+}
+
+/// Checks that `hints` parse as a hints file for the plan's tip (`Usage` for another height).
+pub fn check_hints(hints: &[u8], plan: &SwiftPlan) -> Result<(), Failure> {
+    let h = HintsFile::parse(hints).map_err(|e| Failure::Source(e.to_string()))?;
+    let tip = plan.tip_height();
+    if h.terminal_height() != tip {
+        return Err(Failure::Usage(format!(
+            "hints for height {}, but the chain in {} ends at height {tip}",
+            h.terminal_height(),
+            plan.dir_name()
+        )));
+    }
+    Ok(())
+}
+
+/// Validates the range `first..=last` of `plan` with `hints` under `salt`: its blocks from the
+/// plan's directory, or from `bundle` when given. For workers in other processes.
+pub fn validate_range(
+    plan: &SwiftPlan,
+    hints: &HintsFile<'_>,
+    salt: &Salt,
+    opts: CheckOptions,
+    bundle: Option<&Bundle>,
+    first: u32,
+    last: u32,
+) -> Result<RangeResult, String> {
+    let tip = plan.tip_height();
+    if first > last || last > tip {
+        return Err(format!("range {first}..={last} is not within the chain's heights 0..={tip}"));
+    }
+    if let Some(b) = bundle {
+        if b.first != first || b.blocks.len() as u32 != last - first + 1 {
+            return Err(format!("the bundle is not of heights {first}..={last}"));
+        }
+    }
+    let magic = plan.network.params().magic;
+    let undo;
+    let blocks = match bundle {
+        Some(b) => Blocks::Bundle(b),
+        None => {
+            if plan.blocks_dir.is_none() {
+                return Err("a plan without a blocks directory needs a bundle for each range".into());
             }
+            undo = UndoFiles::new(&plan.chain, magic);
+            Blocks::Files { chain: &plan.chain, undo: &undo }
         }
-        if let Some(m) = r.mismatch.take() {
-            if mismatch.as_ref().is_none_or(|(h, _)| m.height < *h) {
-                mismatch = Some((m.height, m.what));
-            }
-        }
-        if source.is_none() {
-            source = r.source.take();
-        }
-        utxos.append(&mut r.utxos);
-        bip30.append(&mut r.bip30);
-        outcome.bytes.0 += r.bytes_read;
-        outcome.ranges.push(RangeStats {
-            heights: r.heights,
-            blocks: r.blocks,
-            txs: r.txs,
-            inputs: r.inputs,
-            bytes_read: r.bytes_read,
-            wall: r.wall,
-            taken: *taken,
+    };
+    let shared = Shared { headers: &plan.headers, blocks, hints, salt, opts };
+    Ok(run_range(&shared, first, last))
+}
+
+impl SwiftOutcome {
+    /// The outcome of a run that has its plan (and a header failure, if one was found).
+    pub fn started(plan: &SwiftPlan, hints_path: &Path, hint_bytes: u64, workers: usize) -> SwiftOutcome {
+        let tip = Some((plan.tip_height(), plan.tip_hash()));
+        let failure = plan.header_error.as_ref().map(|e| {
+            let b = &plan.chain.blocks[e.height as usize];
+            Failure::Invalid { error: e.clone(), origin: Some(plan.chain.origin(b).to_string()) }
         });
+        SwiftOutcome {
+            blocks_dir: plan.blocks_dir.clone().unwrap_or_else(|| PathBuf::from(&plan.chain.dir_name)),
+            hints_path: hints_path.to_path_buf(),
+            summary: None,
+            tip,
+            balanced: None,
+            ranges: Vec::new(),
+            threads: workers,
+            engine: json!({ "kind": "threads", "workers": workers }),
+            phases: Phases { index: plan.index_time, headers: plan.headers_time, ..Phases::default() },
+            bytes: (0, 0, hint_bytes),
+            resources: resources(Duration::ZERO),
+            failure,
+        }
     }
-    outcome.bytes.1 = undo.bytes_read();
-    // BIP30 without a UTXO set: a txid seen again where BIP30 applies is refused (stricter than
-    // Core, which allows it when every output of the earlier one was spent by then).
-    bip30.sort_unstable();
-    for w in bip30.windows(2) {
-        if w[0].0 == w[1].0 {
-            let (txid, height, t) = w[1];
-            let later = BlockError {
-                reason: "bad-txns-BIP30".into(),
-                hash: chain.blocks[height as usize].hash,
-                height,
-                tx: Some((t, txid)),
-                input: None,
-            };
-            if invalid.as_ref().is_none_or(|i| later.height < i.height) {
-                invalid = Some(later);
+
+    /// Stamps the wall time since `start` and the resources used.
+    pub fn finished(mut self, start: Instant) -> SwiftOutcome {
+        self.phases.wall = start.elapsed();
+        self.resources = resources(self.phases.wall);
+        self
+    }
+
+    /// Adds up the ranges' `results` (`(taken, result)`: the order a worker took it, its
+    /// result), checks the aggregate and BIP30, and gives the verdict: a read failure, a
+    /// mismatch, the lowest failing block, or the state from the ranges' set parts.
+    pub fn merge(&mut self, plan: &SwiftPlan, salt: &Salt, mut results: Vec<(usize, RangeResult)>) {
+        let t = Instant::now();
+        results.sort_by_key(|(_, r)| r.heights.0);
+        let chain = &plan.chain;
+        let mut aggregate = Aggregate::new(salt.clone());
+        let mut invalid: Option<BlockError> = None;
+        let mut mismatch: Option<(u32, String)> = None;
+        let mut source: Option<String> = None;
+        let mut set = SetPart { count: 0, total: 0, muhash: MuHash3072::new() };
+        let mut bip30: Vec<([u8; 32], u32, usize)> = Vec::new();
+        let mut covered = 0u32;
+        for (taken, r) in &mut results {
+            if r.heights.0 > covered {
+                source.get_or_insert_with(|| format!("no result for heights {covered}..{}", r.heights.0));
+            } else if r.heights.0 < covered {
+                source.get_or_insert_with(|| {
+                    format!("heights {}..={} have two results", r.heights.0, covered - 1)
+                });
+            }
+            covered = covered.max(r.heights.1.saturating_add(1));
+            aggregate.combine(&r.aggregate);
+            if let Some(e) = r.invalid.take() {
+                if invalid.as_ref().is_none_or(|i| e.height < i.height) {
+                    invalid = Some(e);
+                }
+            }
+            if let Some(m) = r.mismatch.take() {
+                if mismatch.as_ref().is_none_or(|(h, _)| m.height < *h) {
+                    mismatch = Some((m.height, m.what));
+                }
+            }
+            if source.is_none() {
+                source = r.source.take();
+            }
+            set.count += r.set.count;
+            set.total += r.set.total;
+            set.muhash.combine(&r.set.muhash);
+            bip30.append(&mut r.bip30);
+            self.bytes.0 += r.bytes_read;
+            self.bytes.1 += r.undo_bytes;
+            self.ranges.push(RangeStats {
+                heights: r.heights,
+                blocks: r.blocks,
+                txs: r.txs,
+                inputs: r.inputs,
+                bytes_read: r.bytes_read,
+                undo_bytes: r.undo_bytes,
+                wall: r.wall,
+                taken: *taken,
+            });
+        }
+        if covered != plan.tip_height() + 1 && source.is_none() {
+            source = Some(format!("no result for heights {covered}..={}", plan.tip_height()));
+        }
+        // BIP30 without a UTXO set: a txid seen again where BIP30 applies is refused (stricter
+        // than Core, which allows it when every output of the earlier one was spent by then).
+        bip30.sort_unstable();
+        for w in bip30.windows(2) {
+            if w[0].0 == w[1].0 {
+                let (txid, height, t) = w[1];
+                let later = BlockError {
+                    reason: "bad-txns-BIP30".into(),
+                    hash: chain.blocks[height as usize].hash,
+                    height,
+                    tx: Some((t, txid)),
+                    input: None,
+                };
+                if invalid.as_ref().is_none_or(|i| later.height < i.height) {
+                    invalid = Some(later);
+                }
             }
         }
-    }
-    phases.merge = t.elapsed();
-    if let Some(m) = source {
-        outcome.failure = Some(Failure::Source(m));
-        return finish(outcome, phases);
-    }
-    let balanced = mismatch.is_none() && aggregate.is_balanced();
-    outcome.balanced = Some(balanced);
-    if !balanced {
-        let detail = match mismatch {
-            Some((h, what)) => format!("block {h}: {what}"),
-            None => "the spent coins and the outputs the hints call spent differ".into(),
-        };
-        outcome.failure = Some(Failure::Mismatch(detail));
-        return finish(outcome, phases);
-    }
-    if let Some(e) = invalid {
-        let origin = Some(chain.origin(&chain.blocks[e.height as usize]).to_string());
-        outcome.failure = Some(Failure::Invalid { error: Box::new(e), origin });
-        return finish(outcome, phases);
-    }
-    // The hinted outputs are the UTXO set at the tip.
-    let t = Instant::now();
-    let total: i64 = utxos.iter().map(|(_, c)| c.out.value).sum();
-    let mut m = muhash_of_set(threads, s.backend, |f| {
-        for (op, c) in &utxos {
-            f(op, c);
+        self.phases.merge = t.elapsed();
+        if let Some(m) = source {
+            self.failure = Some(Failure::Source(m));
+            return;
         }
-        Ok::<(), std::convert::Infallible>(())
-    })
-    .unwrap_or_else(|never| match never {});
-    let mut digest = m.finalize();
-    digest.reverse();
-    outcome.summary = Some(StateSummary {
-        height: Some(tip_height),
-        tip: tip.map(|t| t.1),
-        utxo_count: utxos.len() as u64,
-        total_amount: total,
-        muhash: Some(hex::encode(digest)),
-    });
-    phases.muhash = t.elapsed();
-    finish(outcome, phases)
+        let balanced = mismatch.is_none() && aggregate.is_balanced();
+        self.balanced = Some(balanced);
+        if !balanced {
+            let detail = match mismatch {
+                Some((h, what)) => format!("block {h}: {what}"),
+                None => "the spent coins and the outputs the hints call spent differ".into(),
+            };
+            self.failure = Some(Failure::Mismatch(detail));
+            return;
+        }
+        if let Some(e) = invalid {
+            let origin = Some(chain.origin(&chain.blocks[e.height as usize]).to_string());
+            self.failure = Some(Failure::Invalid { error: Box::new(e), origin });
+            return;
+        }
+        // The hinted outputs are the UTXO set at the tip: the parts' count, total and product.
+        let t = Instant::now();
+        let mut digest = set.muhash.finalize();
+        digest.reverse();
+        self.summary = Some(StateSummary {
+            height: Some(plan.tip_height()),
+            tip: Some(plan.tip_hash()),
+            utxo_count: set.count,
+            total_amount: set.total,
+            muhash: Some(hex::encode(digest)),
+        });
+        self.phases.muhash = t.elapsed();
+    }
 }

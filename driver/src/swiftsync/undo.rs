@@ -12,7 +12,7 @@
 
 use crate::source::CoreChain;
 use fullverify::encode::Block;
-use fullverify::undo::{BlockUndo, RevFile, XorKey};
+use fullverify::undo::{BlockUndo, RevFile, RevRecord, XorKey};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -72,11 +72,9 @@ impl UndoFiles {
         self.bytes_read.load(Ordering::Relaxed)
     }
 
-    /// The undo data of `block`, at `height` in blk file `file`. `Err`: why no record of its
-    /// rev file is the block's (a file that cannot be read or split, no record whose checksum
-    /// verifies, or records that verify but do not decode or fit the block).
-    pub fn block_undo(&self, block: &Block, height: u32, file: usize) -> Result<BlockUndo, String> {
-        let rev = self.files[file]
+    /// The rev file of blk file `file`, read on first use.
+    fn rev(&self, file: usize) -> Result<&RevFile, String> {
+        self.files[file]
             .get_or_init(|| {
                 let r = RevFile::open(&self.paths[file], self.magic, &self.key).map_err(|e| e.to_string());
                 if let Ok(f) = &r {
@@ -86,7 +84,35 @@ impl UndoFiles {
                 r
             })
             .as_ref()
-            .map_err(|e| e.clone())?;
+            .map_err(|e| e.clone())
+    }
+
+    /// The records that may be the undo data of the block at `height` of `chain`, without
+    /// decoding the block: those of its rev file whose checksum verifies with its parent. The
+    /// one at the block's position alone when it verifies and the parent has one child in the
+    /// directory; every verifying record otherwise. None for the genesis block.
+    pub fn candidates(&self, chain: &CoreChain, height: u32) -> Result<Vec<RevRecord>, String> {
+        if height == 0 {
+            return Ok(Vec::new());
+        }
+        let loc = &chain.blocks[height as usize];
+        let rev = self.rev(loc.file)?;
+        let prev = &chain.blocks[height as usize - 1].hash;
+        if !chain.fork_parents.contains(prev) {
+            if let Some(r) =
+                rev.records.get(self.position[height as usize]).filter(|r| r.checksum_matches(prev))
+            {
+                return Ok(vec![r.clone()]);
+            }
+        }
+        Ok(rev.records_after(prev).cloned().collect())
+    }
+
+    /// The undo data of `block`, at `height` in blk file `file`. `Err`: why no record of its
+    /// rev file is the block's (a file that cannot be read or split, no record whose checksum
+    /// verifies, or records that verify but do not decode or fit the block).
+    pub fn block_undo(&self, block: &Block, height: u32, file: usize) -> Result<BlockUndo, String> {
+        let rev = self.rev(file)?;
         let prev = &block.header.prev_block;
         let guess = rev.records.get(self.position[height as usize]).filter(|r| r.checksum_matches(prev));
         if let Some(r) = guess {
