@@ -306,6 +306,28 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
+/// Largest first piece [`read_append`] asks for; later pieces double with what arrived.
+const READ_PIECE: usize = 64 * 1024;
+
+/// Appends up to `n` bytes of `r` to `buf`; returns how many were read (fewer only at end of
+/// stream). The buffer grows with the bytes that arrive, in pieces of at most [`READ_PIECE`] or
+/// what was already read: a record's `N` and `M` can announce a gigabyte in ten bytes, and a
+/// short stream must not cost that much memory before it is found short.
+fn read_append<R: Read>(r: &mut R, buf: &mut Vec<u8>, n: usize) -> io::Result<usize> {
+    let start = buf.len();
+    while buf.len() - start < n {
+        let at = buf.len();
+        let piece = (n - (at - start)).min(READ_PIECE.max(at - start));
+        buf.resize(at + piece, 0);
+        let got = read_full(r, &mut buf[at..])?;
+        buf.truncate(at + got);
+        if got < piece {
+            break;
+        }
+    }
+    Ok(buf.len() - start)
+}
+
 impl<R: Read> HintsReader<R> {
     /// Reads and checks the header.
     pub fn new(mut input: R) -> Result<HintsReader<R>, HintsError> {
@@ -339,9 +361,7 @@ impl<R: Read> HintsReader<R> {
         let mut want = 1usize;
         loop {
             let have = self.buf.len();
-            self.buf.resize(want, 0);
-            let got = read_full(&mut self.input, &mut self.buf[have..])?;
-            self.buf.truncate(have + got);
+            let got = read_append(&mut self.input, &mut self.buf, want - have)?;
             if self.buf.is_empty() {
                 return Err(HintsError::TooFewRecords { terminal_height, records: self.next });
             }

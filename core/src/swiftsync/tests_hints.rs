@@ -348,6 +348,47 @@ fn file_errors() {
     assert_eq!(e.to_string(), "record count does not match the height: 2 records, terminal height 2 needs 3");
 }
 
+/// A record announces its length in its first bytes: ten bytes (N = M = 2^32 − 1) announce an
+/// `H` of 2^33 − 2 bits, a gigabyte. The streaming reader must find a short stream short without
+/// first taking the announced size from the allocator: it asks the stream for bytes in pieces
+/// that grow with what arrived. (Found by the fuzz target hints_decode: a 116-byte file made
+/// the reader allocate 1 GiB.)
+#[test]
+fn streaming_reader_memory_follows_the_bytes_not_the_announced_length() {
+    struct Watch<'a> {
+        data: &'a [u8],
+        largest: usize,
+    }
+    impl std::io::Read for Watch<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.largest = self.largest.max(buf.len());
+            let k = buf.len().min(self.data.len());
+            buf[..k].copy_from_slice(&self.data[..k]);
+            self.data = &self.data[k..];
+            Ok(k)
+        }
+    }
+    let mut bytes = header(0).to_vec();
+    bytes.extend_from_slice(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff]);
+    bytes.extend_from_slice(&[0u8; 100]);
+    assert_eq!(
+        record_len(&bytes[HEADER_LEN..]),
+        Err(RecordError::Truncated { needed: 1 << 30, remaining: 100 })
+    );
+    let mut w = Watch { data: &bytes, largest: 0 };
+    let mut r = HintsReader::new(&mut w).unwrap();
+    let e = r.next_block(&mut Vec::new()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            HintsError::Record { height: 0, error: RecordError::Truncated { needed: 1_073_741_824, .. } }
+        ),
+        "{e}"
+    );
+    drop(r);
+    assert!(w.largest <= 1 << 20, "the reader asked the stream for {} bytes at once", w.largest);
+}
+
 #[test]
 fn writer_errors() {
     let mut w = HintsWriter::new(Vec::new(), 1).unwrap();
