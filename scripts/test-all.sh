@@ -92,7 +92,7 @@ python experiments/python/pybench.py --quick --out "$SCRATCH/results"
 python experiments/python/profile.py --quick --no-build --out "$SCRATCH/results"
 FULLVERIFY_SCRATCH_RESULTS="$SCRATCH/results" python -m pytest py/tests -q -p no:cacheprovider
 # Strict typing of every test of the native module against the stubs (the oracle is untyped).
-python -m mypy --config-file py/pyproject.toml $(ls py/tests/test_*.py | grep -v '/test_oracle_')
+python -m mypy --config-file py/pyproject.toml py/python/fullverify/swiftsync.py $(ls py/tests/test_*.py | grep -v '/test_oracle_')
 python -m mypy.stubtest fullverify._native --allowlist py/stubtest-allowlist.txt
 
 step "wasm: wasm-bindgen-test under Node.js, page in headless Chromium"

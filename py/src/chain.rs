@@ -16,7 +16,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-fn network_arg(name: &str) -> PyResult<Network> {
+pub(crate) fn network_arg(name: &str) -> PyResult<Network> {
     name.parse::<Network>().map_err(|e| Error::new_err(e.to_string()))
 }
 

@@ -12,6 +12,7 @@ mod hash;
 mod muhash;
 mod secp;
 mod secp_many;
+mod swiftsync;
 mod tx;
 
 pyo3::create_exception!(
@@ -78,6 +79,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     secp::register(m)?;
     batch::register(m)?;
     secp_many::register(m)?;
+    swiftsync::register(m)?;
     tx::register(m)?;
     Ok(())
 }

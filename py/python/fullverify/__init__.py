@@ -69,6 +69,7 @@ try:
         script_error_names,
         check_block,
         replay,
+        SwiftPlan,
     )
 except ImportError as _err:  # the extension is not built: fullverify.oracle still works
     _NATIVE_IMPORT_ERROR: "ImportError | None" = _err
@@ -144,4 +145,5 @@ __all__ = [
     "script_error_names",
     "check_block",
     "replay",
+    "SwiftPlan",
 ]

@@ -293,3 +293,59 @@ def replay(
     ``resumed_from_height`` and ``error`` (None, or the invalid block's ``reason``,
     ``height``, ``hash``, ``tx``, ``input`` and ``message``).
     """
+
+@final
+class SwiftPlan:
+    """The located chain of a Core blocks directory and its checked headers: the index and
+    header pass of a SwiftSync run (BIP 457), made on the client and sent to workers as bytes
+    (``fullverify.swiftsync`` drives a whole run)."""
+
+    @staticmethod
+    def open(
+        blocks_dir: Union[str, "os.PathLike[str]"], network: str = "mainnet", now: Optional[int] = None
+    ) -> "SwiftPlan": ...
+    @staticmethod
+    def from_bytes(data: bytes, blocks_dir: Union[str, "os.PathLike[str]", None] = None) -> "SwiftPlan": ...
+    def to_bytes(self) -> bytes: ...
+    @property
+    def network(self) -> str: ...
+    @property
+    def blocks(self) -> int: ...
+    @property
+    def tip_height(self) -> int: ...
+    @property
+    def tip_hash(self) -> str: ...
+    @property
+    def header_error(self) -> Optional[tuple[str, int]]: ...
+    @property
+    def plan_seconds(self) -> tuple[float, float]: ...
+    def ranges(self, range_blocks: Optional[int] = None, workers: int = 1) -> list[tuple[int, int]]: ...
+    def check_hints(self, hints: bytes) -> None: ...
+    def bundle(self, first: int, last: int) -> bytes: ...
+    def validate_range(
+        self,
+        hints: bytes,
+        salt: bytes,
+        first: int,
+        last: int,
+        backend: Optional[str] = None,
+        sig_mode: Optional[str] = None,
+        bundle: Optional[bytes] = None,
+    ) -> bytes: ...
+    def merge(
+        self,
+        salt: bytes,
+        results: Sequence[tuple[int, bytes]],
+        hints_path: Union[str, "os.PathLike[str]"],
+        hints_len: int,
+        engine: str,
+        workers: int,
+        backend: Optional[str] = None,
+        sig_mode: Optional[str] = None,
+        range_blocks: Optional[int] = None,
+        order: Optional[int] = None,
+        wall_s: float = 0.0,
+        blocks_s: float = 0.0,
+    ) -> str: ...
+    @staticmethod
+    def result_stats(result: bytes) -> dict[str, Any]: ...
