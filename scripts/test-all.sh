@@ -85,6 +85,15 @@ AB=$(python experiments/python/abrun.py --name smoke --pairs 3 --warmup 0 --sett
 python experiments/python/baseline.py --name smoke --abrun "$AB" --arm candidate \
   --posture "smoke run" --out "$SCRATCH/results"
 
+step "fuzz: every target for a few seconds (scripts/fuzz, nightly toolchain), packet into scratch"
+if rustup run nightly rustc --version >/dev/null 2>&1; then
+  # The corpus and the artifacts go to scratch too; fuzz/target is kept between runs.
+  FUZZ_CORPUS="$SCRATCH/fuzz-corpus" FUZZ_ARTIFACTS="$SCRATCH/fuzz-artifacts" \
+    FULLVERIFY_RESULTS="$SCRATCH/results" bash scripts/fuzz 5
+else
+  echo "SKIP fuzz: no nightly toolchain"
+fi
+
 step "python: build the extension, pytest, mypy"
 (cd py && maturin develop --release -q)
 python experiments/python/pybench.py --quick --out "$SCRATCH/results"
