@@ -22,7 +22,7 @@ use fullverify_driver::replay::{open_source, run_chain, Failure, Settings, Sourc
 use fullverify_driver::source::CoreChain;
 use fullverify_driver::swiftsync::{
     read_hints, run_swiftsync, validate_range, Bundle, RangeOrder, RangeResult, SwiftOutcome, SwiftPlan,
-    SwiftSettings, UndoFiles, MISMATCH,
+    SwiftSettings, MISMATCH,
 };
 use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
 use fullverify_testkit::{vector_file, Scratch};
@@ -261,11 +261,10 @@ fn through_bytes(dir: &Path, hints: &Path, view: &Path, bundled: bool, per: Opti
         backend: fullverify::Backend::detect(),
         sig_mode: SigMode::Inline,
     };
-    let undo = UndoFiles::new(&plan.chain, Network::Regtest.params().magic);
     let mut results = Vec::new();
     for (taken, &(a, b)) in plan.ranges(per, 2).iter().rev().enumerate() {
         let bundle = bundled.then(|| {
-            let bytes = Bundle::read(&plan.chain, &undo, a, b).unwrap().to_bytes();
+            let bytes = Bundle::read(&plan.chain, plan.undo_files(), a, b).unwrap().to_bytes();
             Bundle::from_bytes(&bytes).unwrap()
         });
         let r = validate_range(&worker, &parsed, &salt, opts, bundle.as_ref(), a, b).unwrap();
@@ -316,8 +315,7 @@ fn plans_bundles_and_range_results_through_bytes_give_the_threads_engines_state(
     assert!(e.contains("needs a bundle"), "{e}");
     let e = validate_range(&plan, &parsed, &salt, opts, None, 190, 201).unwrap_err();
     assert!(e.contains("not within the chain's heights 0..=200"), "{e}");
-    let undo = UndoFiles::new(&plan.chain, Network::Regtest.params().magic);
-    let other = Bundle::read(&plan.chain, &undo, 10, 19).unwrap();
+    let other = Bundle::read(&plan.chain, plan.undo_files(), 10, 19).unwrap();
     let e = validate_range(&bare, &parsed, &salt, opts, Some(&other), 20, 29).unwrap_err();
     assert!(e.contains("not of heights 20..=29"), "{e}");
     // Results missing a range, or under another salt, give no state.

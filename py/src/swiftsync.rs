@@ -10,12 +10,11 @@ use fullverify::swiftsync::{HintsFile, Salt};
 use fullverify::validation::{CheckOptions, SigMode};
 use fullverify_driver::replay::Failure;
 use fullverify_driver::swiftsync::{
-    check_hints, validate_range, Bundle, RangeOrder, RangeResult, SwiftOutcome, SwiftSettings, UndoFiles,
+    check_hints, validate_range, Bundle, RangeOrder, RangeResult, SwiftOutcome, SwiftSettings,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The located chain of a blocks directory and its checked headers (the index and header
@@ -23,8 +22,6 @@ use std::time::{Duration, Instant};
 #[pyclass(frozen, module = "fullverify._native")]
 pub struct SwiftPlan {
     plan: fullverify_driver::swiftsync::SwiftPlan,
-    /// The rev files, read once, for bundles made on this side.
-    undo: OnceLock<UndoFiles>,
 }
 
 fn salt_arg(salt: &[u8]) -> PyResult<Salt> {
@@ -56,7 +53,7 @@ impl SwiftPlan {
         let plan = py
             .detach(|| fullverify_driver::swiftsync::SwiftPlan::open(&blocks_dir, net, now))
             .map_err(failure_err)?;
-        Ok(SwiftPlan { plan, undo: OnceLock::new() })
+        Ok(SwiftPlan { plan })
     }
 
     /// A plan from `to_bytes`, its blocks read from `blocks_dir` (this side's view of the
@@ -67,7 +64,7 @@ impl SwiftPlan {
         let plan = py
             .detach(|| fullverify_driver::swiftsync::SwiftPlan::from_bytes(data, blocks_dir.as_deref()))
             .map_err(Error::new_err)?;
-        Ok(SwiftPlan { plan, undo: OnceLock::new() })
+        Ok(SwiftPlan { plan })
     }
 
     /// The plan as bytes.
@@ -134,10 +131,7 @@ impl SwiftPlan {
         }
         let bytes = py
             .detach(|| {
-                let undo = self
-                    .undo
-                    .get_or_init(|| UndoFiles::new(&self.plan.chain, self.plan.network.params().magic));
-                Bundle::read(&self.plan.chain, undo, first, last).map(|b| b.to_bytes())
+                Bundle::read(&self.plan.chain, self.plan.undo_files(), first, last).map(|b| b.to_bytes())
             })
             .map_err(Error::new_err)?;
         Ok(PyBytes::new(py, &bytes))

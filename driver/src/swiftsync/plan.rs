@@ -15,6 +15,7 @@
 //! with each range as a [`Bundle`](super::wire::Bundle).
 
 use super::headers::HeaderChain;
+use super::undo::UndoFiles;
 use super::wire::{put_str, take_str, wire_err};
 use crate::replay::Failure;
 use crate::source::{display_name, CoreChain, LocatedBlock};
@@ -22,6 +23,7 @@ use fullverify::chain::{HeaderEntry, Network};
 use fullverify::encode::{write_compact_size, BlockHeader, Reader};
 use fullverify::validation::BlockError;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const MAGIC: &[u8; 8] = b"FVSSPLAN";
@@ -43,6 +45,9 @@ pub struct SwiftPlan {
     pub index_time: Duration,
     /// Time of the header pass.
     pub headers_time: Duration,
+    /// The rev files beside the blk files, each read on first use and kept for every range
+    /// this plan validates or bundles.
+    undo: OnceLock<UndoFiles>,
 }
 
 impl SwiftPlan {
@@ -74,6 +79,7 @@ impl SwiftPlan {
             header_error,
             index_time,
             headers_time: t.elapsed(),
+            undo: OnceLock::new(),
         })
     }
 
@@ -87,12 +93,31 @@ impl SwiftPlan {
         self.chain.blocks[self.tip_height() as usize].hash
     }
 
-    /// The heights split into ranges of `range_blocks` blocks (`None`: about eight ranges per
-    /// worker of `workers`), lowest first.
+    /// The heights split into ranges, lowest first: of `range_blocks` blocks each, or (`None`)
+    /// about eight per worker of `workers` holding about equal block bytes, so that the empty
+    /// early blocks of a chain do not make ranges of very unequal work (the bytes are known
+    /// from the index; the inputs, which cost most, follow them closely).
     pub fn ranges(&self, range_blocks: Option<u32>, workers: usize) -> Vec<(u32, u32)> {
-        let n = self.chain.blocks.len() as u32;
-        let per = range_blocks.unwrap_or_else(|| (n / (8 * workers.max(1) as u32)).max(1)).max(1);
-        (0..n).step_by(per as usize).map(|a| (a, (a + per - 1).min(n - 1))).collect()
+        let blocks = &self.chain.blocks;
+        let n = blocks.len() as u32;
+        if let Some(per) = range_blocks {
+            let per = per.max(1);
+            return (0..n).step_by(per as usize).map(|a| (a, (a + per - 1).min(n - 1))).collect();
+        }
+        let total: u64 = blocks.iter().map(|b| u64::from(b.len)).sum();
+        let target = total.div_ceil(8 * workers.max(1) as u64).max(1);
+        let mut out = Vec::new();
+        let (mut start, mut acc) = (0u32, 0u64);
+        for (h, b) in blocks.iter().enumerate() {
+            acc += u64::from(b.len);
+            if acc >= target && (h as u32) + 1 < n {
+                out.push((start, h as u32));
+                start = h as u32 + 1;
+                acc = 0;
+            }
+        }
+        out.push((start, n - 1));
+        out
     }
 
     /// The plan as bytes, for workers elsewhere (a plan with a failed header has no block pass
@@ -183,7 +208,13 @@ impl SwiftPlan {
             header_error: None,
             index_time: Duration::ZERO,
             headers_time: Duration::ZERO,
+            undo: OnceLock::new(),
         })
+    }
+
+    /// The chain's rev files (nothing is read until a block needs its record).
+    pub fn undo_files(&self) -> &UndoFiles {
+        self.undo.get_or_init(|| UndoFiles::new(&self.chain, self.network.params().magic))
     }
 
     /// The display name of the blocks directory.

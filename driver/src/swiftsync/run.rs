@@ -3,7 +3,6 @@
 
 use super::plan::SwiftPlan;
 use super::range::{run_range, Blocks, RangeResult, SetPart, Shared};
-use super::undo::UndoFiles;
 use super::wire::Bundle;
 use crate::metrics::{resources, Resources};
 use crate::replay::{summary_json, Failure};
@@ -45,7 +44,7 @@ pub struct SwiftSettings {
     pub backend: Backend,
     /// How signature checks are done.
     pub sig_mode: SigMode,
-    /// Blocks per range; `None`: about eight ranges per worker.
+    /// Blocks per range; `None`: about eight ranges per worker, of about equal block bytes.
     pub range_blocks: Option<u32>,
     /// The order the ranges are taken in.
     pub order: RangeOrder,
@@ -270,7 +269,6 @@ pub fn run_swiftsync(
         Some(x) => x.clone(),
         None => Salt::from_os_random().map_err(|e| Failure::Source(format!("a random salt: {e}")))?,
     };
-    let undo = UndoFiles::new(&plan.chain, s.network.params().magic);
     let ranges = plan.ranges(s.range_blocks, threads);
     let order = match s.order {
         RangeOrder::Ascending => (0..ranges.len()).collect(),
@@ -278,7 +276,7 @@ pub fn run_swiftsync(
     };
     let shared = Shared {
         headers: &plan.headers,
-        blocks: Blocks::Files { chain: &plan.chain, undo: &undo },
+        blocks: Blocks::Files { chain: &plan.chain, undo: plan.undo_files() },
         hints: &hints,
         salt: &salt,
         opts: CheckOptions { network: s.network, threads: 1, backend: s.backend, sig_mode: s.sig_mode },
@@ -347,17 +345,12 @@ pub fn validate_range(
             return Err(format!("the bundle is not of heights {first}..={last}"));
         }
     }
-    let magic = plan.network.params().magic;
-    let undo;
     let blocks = match bundle {
         Some(b) => Blocks::Bundle(b),
-        None => {
-            if plan.blocks_dir.is_none() {
-                return Err("a plan without a blocks directory needs a bundle for each range".into());
-            }
-            undo = UndoFiles::new(&plan.chain, magic);
-            Blocks::Files { chain: &plan.chain, undo: &undo }
+        None if plan.blocks_dir.is_none() => {
+            return Err("a plan without a blocks directory needs a bundle for each range".into());
         }
+        None => Blocks::Files { chain: &plan.chain, undo: plan.undo_files() },
     };
     let shared = Shared { headers: &plan.headers, blocks, hints, salt, opts };
     Ok(run_range(&shared, first, last))
