@@ -198,6 +198,35 @@ fn written_hints_mark_exactly_the_recounted_utxo_set() {
 }
 
 #[test]
+fn chaingen_writes_the_same_hints_bytes_as_the_replay() {
+    let (out, _) = small_written();
+    let mut quiet = ();
+    let mut collect = fullverify_experiments::chaingen::CollectUnspent::new(&mut quiet);
+    let spec = fullverify_experiments::chaingen::Spec::new(Profile::Small, DEFAULT_SEED);
+    let corpus = fullverify_experiments::chaingen::generate_spec(&spec, 2, &mut collect);
+    assert_eq!(collect.set.len() as u64, corpus.manifest.expected_state.utxo_count);
+    let mut h =
+        fullverify_experiments::chaingen::HintsOf::new(&collect.set, corpus.manifest.tip_height).unwrap();
+    for b in &corpus.blocks {
+        h.block(b).unwrap();
+    }
+    let bytes = h.finish().unwrap();
+    assert_eq!(bytes, std::fs::read(out.join("hints")).unwrap());
+    // One coin fewer in the generator's set: another file.
+    let gone = *collect.set.iter().next().unwrap();
+    collect.set.remove(&gone);
+    let mut h =
+        fullverify_experiments::chaingen::HintsOf::new(&collect.set, corpus.manifest.tip_height).unwrap();
+    for b in &corpus.blocks {
+        h.block(b).unwrap();
+    }
+    assert_ne!(h.finish().unwrap(), bytes);
+    let short =
+        fullverify_experiments::chaingen::HintsOf::new(&collect.set, corpus.manifest.tip_height).unwrap();
+    assert!(short.finish().unwrap_err().contains("the tip is at 200"));
+}
+
+#[test]
 fn written_blocks_replay_to_the_same_state_and_their_undo_is_the_spent_coins() {
     let (out, state) = small_written();
     let dir = out.join("blocks");

@@ -47,6 +47,12 @@ struct Cli {
     /// chain state and compare the final state with the manifest.
     #[arg(long)]
     verify: bool,
+
+    /// Also write the BIP 456 hints file of the tip, from the generator's own final set (the
+    /// same bytes as `replay --write-hints` writes for this corpus). Generates even when a
+    /// complete cache folder exists.
+    #[arg(long, value_name = "FILE")]
+    write_hints: Option<PathBuf>,
 }
 
 fn repo_root() -> PathBuf {
@@ -84,7 +90,7 @@ fn main() -> ExitCode {
     let t0 = Instant::now();
     let mut obs = Dots(t0);
     let root = repo_root().join("target").join("chaingen");
-    if cli.out.is_none() && !cli.verify {
+    if cli.out.is_none() && !cli.verify && cli.write_hints.is_none() {
         // The cache folder: reused when complete.
         return match chaingen::ensure_spec(&root, &spec, threads, &mut obs) {
             Ok((dir, m, generated)) => {
@@ -110,7 +116,8 @@ fn main() -> ExitCode {
         };
     }
     let dir = cli.out.clone().unwrap_or_else(|| chaingen::spec_dir(&root, &spec));
-    let manifest = match chaingen::generate_to_dir(&spec, threads, &mut obs, &dir) {
+    let mut collect = chaingen::CollectUnspent::new(&mut obs);
+    let manifest = match chaingen::generate_to_dir(&spec, threads, &mut collect, &dir) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: writing {}: {e}", dir.display());
@@ -134,6 +141,25 @@ fn main() -> ExitCode {
             "  {:8} heights {:>5}..={:<5} {:>8} inputs",
             e.name, e.first_height, e.last_height, e.inputs
         );
+    }
+    if let Some(path) = &cli.write_hints {
+        let written = chaingen::HintsOf::new(&collect.set, manifest.tip_height).and_then(|mut h| {
+            chaingen::for_each_block(&dir, &manifest, |_, b| h.block(b))?;
+            h.finish()
+        });
+        match written.map(|bytes| std::fs::write(path, &bytes).map(|()| bytes.len())) {
+            Ok(Ok(n)) => {
+                eprintln!("hints: {n} bytes for the tip at {} -> {}", manifest.tip_height, path.display())
+            }
+            Ok(Err(e)) => {
+                eprintln!("error: writing {}: {e}", path.display());
+                return ExitCode::from(3);
+            }
+            Err(e) => {
+                eprintln!("error: the hints file: {e}");
+                return ExitCode::from(1);
+            }
+        }
     }
     if cli.verify {
         let mut opts = ChainstateOptions::new(Network::Regtest);

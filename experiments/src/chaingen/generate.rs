@@ -27,6 +27,10 @@ pub trait Observer {
 
     /// Called after the block at each tenth of the chain with the set's size.
     fn growth(&mut self, _height: u32, _utxos: u64) {}
+
+    /// Called at the end with every coin of the final set, as the generator kept it (its own
+    /// bookkeeping, not a replay of the blocks): what a hints file must call unspent.
+    fn unspent(&mut self, _op: &OutPoint, _coin: &Coin) {}
 }
 
 impl Observer for () {
@@ -135,7 +139,7 @@ pub fn generate_with(
             growth.push(Growth { height, utxo_count, inputs });
         }
     }
-    let (utxo_count, total_amount, muhash) = final_set(&st, threads);
+    let (utxo_count, total_amount, muhash) = final_set(&st, threads, observer);
     let mut by_type: BTreeMap<String, u64> = BTreeMap::new();
     for per in st.counts.values() {
         for (k, v) in per {
@@ -181,13 +185,14 @@ pub fn generate_with(
 
 /// The final set's count, total and MuHash (display hex): the pools and the immature
 /// coinbases.
-fn final_set(st: &State, threads: usize) -> (u64, i64, String) {
+fn final_set(st: &State, threads: usize, observer: &mut dyn Observer) -> (u64, i64, String) {
     let mut count = 0u64;
     let mut total = 0i64;
     let m = muhash_of_set(threads, Backend::detect(), |f| {
         let mut each = |op: &OutPoint, c: &Coin| {
             count += 1;
             total += c.out.value;
+            observer.unspent(op, c);
             f(op, c);
         };
         for u in st.pool.iter().chain(st.immature.iter()) {

@@ -61,6 +61,8 @@
 //! - `generate`: the loop over heights, the final UTXO set and the corpus in memory or handed
 //!   on block by block ([`generate()`], [`generate_spec`], [`generate_with`], [`Corpus`]);
 //! - `manifest`: `manifest.json` ([`Manifest`]) and [`recount`];
+//! - `hints`: the BIP 456 hints file of the tip from the generator's own final set
+//!   ([`HintsOf`], [`CollectUnspent`]);
 //! - `write`: the blk*.dat files (written as the blocks are made, [`generate_to_dir`], or from
 //!   memory, and read back, [`for_each_block`]), the manifest on disk and the cache folder
 //!   named by [`Spec::id`] ([`ensure_corpus`], [`ensure_spec`]).
@@ -68,6 +70,7 @@
 mod block;
 mod generate;
 mod heavy;
+mod hints;
 mod keys;
 mod manifest;
 mod plan;
@@ -79,6 +82,7 @@ mod write;
 
 pub use block::block_bytes;
 pub use generate::{generate, generate_spec, generate_with, Corpus, Observer, DEFAULT_SEED};
+pub use hints::{CollectUnspent, HintsOf};
 pub use manifest::{recount, AgeBand, Counts, Era, ExpectedState, Growth, Manifest, Stress, FORMAT_VERSION};
 pub use profile::{Kind, Profile, Spec, DEFAULT_UTXOS, ERAS, MIN_UTXOS};
 pub use write::{
