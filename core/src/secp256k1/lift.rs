@@ -49,10 +49,13 @@ pub(crate) fn from_x8<V: Fe8>(xs: &[Fe5x52; 8], odd: [bool; 8]) -> [Option<Ge<Fe
 /// On the IFMA lanes a remainder of at least this many keys (of 1…7) is lifted as one padded
 /// group of eight: a group's square roots cost about two scalar ones (`ifmabench`: squaring
 /// 28 ns per step of eight lanes against 15 ns for one on the Asm field).
+// Used by the x86_64 registers and by the lane-model tests on every target.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const MIN_PADDED_LIFT_IFMA: usize = 3;
 
 /// The same on the AVX2 lanes, where a group costs about six scalar square roots (93 ns per
 /// step of eight).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const MIN_PADDED_LIFT_AVX2: usize = 7;
 
 /// [`from_x8`] over every item: groups of eight on the lanes; a remainder of at least
