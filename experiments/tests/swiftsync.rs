@@ -272,6 +272,16 @@ fn blocks_writer_splits_files_and_the_directory_reads_back() {
     same_state(o.summary.as_ref().unwrap(), written);
 }
 
+/// Regtest checks on one thread with the detected backend, signatures inline.
+fn inline_opts() -> CheckOptions {
+    CheckOptions {
+        network: Network::Regtest,
+        threads: 1,
+        backend: fullverify::Backend::detect(),
+        sig_mode: SigMode::Inline,
+    }
+}
+
 /// A run as workers in other processes do it: the plan made here and read back from its bytes
 /// with the blocks directory at `view` (or, `bundled`, with no directory and each range's
 /// blocks sent as a bundle's bytes), the ranges in reverse, each result through its bytes, then
@@ -284,12 +294,7 @@ fn through_bytes(dir: &Path, hints: &Path, view: &Path, bundled: bool, per: Opti
     let worker = SwiftPlan::from_bytes(&plan.to_bytes(), (!bundled).then_some(view)).unwrap();
     assert_eq!(worker.chain.blocks.len(), plan.chain.blocks.len());
     let salt = Salt::from_bytes([0x5a; 32]);
-    let opts = CheckOptions {
-        network: Network::Regtest,
-        threads: 1,
-        backend: fullverify::Backend::detect(),
-        sig_mode: SigMode::Inline,
-    };
+    let opts = inline_opts();
     let mut results = Vec::new();
     for (taken, &(a, b)) in plan.ranges(per, 2).iter().rev().enumerate() {
         let bundle = bundled.then(|| {
@@ -333,12 +338,7 @@ fn plans_bundles_and_range_results_through_bytes_give_the_threads_engines_state(
     let hint_bytes = std::fs::read(&hints).unwrap();
     let parsed = HintsFile::parse(&hint_bytes).unwrap();
     let salt = Salt::from_bytes([1; 32]);
-    let opts = CheckOptions {
-        network: Network::Regtest,
-        threads: 1,
-        backend: fullverify::Backend::detect(),
-        sig_mode: SigMode::Inline,
-    };
+    let opts = inline_opts();
     let bare = SwiftPlan::from_bytes(&bytes, None).unwrap();
     let e = validate_range(&bare, &parsed, &salt, opts, None, 0, 5).unwrap_err();
     assert!(e.contains("needs a bundle"), "{e}");

@@ -16,7 +16,7 @@
 
 use super::headers::HeaderChain;
 use super::undo::UndoFiles;
-use super::wire::{put_str, take_str, wire_err};
+use super::wire::{put_str, take_magic, take_str, wire_err};
 use crate::replay::Failure;
 use crate::source::{display_name, CoreChain, LocatedBlock};
 use fullverify::chain::{HeaderEntry, Network};
@@ -150,13 +150,7 @@ impl SwiftPlan {
     pub fn from_bytes(bytes: &[u8], blocks_dir: Option<&Path>) -> Result<SwiftPlan, String> {
         let mut r = Reader::new(bytes);
         let e = wire_err("plan");
-        if r.array::<8>().map_err(&e)? != *MAGIC {
-            return Err("plan: not a fullverify SwiftSync plan".into());
-        }
-        let version = r.u8().map_err(&e)?;
-        if version != VERSION {
-            return Err(format!("plan: version {version}, this build reads {VERSION}"));
-        }
+        take_magic(&mut r, MAGIC, VERSION, "plan")?;
         let network: Network = take_str(&mut r, "plan")?.parse().map_err(|e| format!("plan: {e}"))?;
         let dir_name = take_str(&mut r, "plan")?;
         let key = r.array::<8>().map_err(&e)?;

@@ -36,6 +36,23 @@ pub(crate) fn wire_err(what: &'static str) -> impl Fn(DecodeError) -> String {
     move |e| format!("{what}: {e}")
 }
 
+/// Reads a format's 8-byte magic and version byte; `what` names the format in errors.
+pub(crate) fn take_magic(
+    r: &mut Reader<'_>,
+    magic: &[u8; 8],
+    version: u8,
+    what: &'static str,
+) -> Result<(), String> {
+    if r.array::<8>().map_err(wire_err(what))? != *magic {
+        return Err(format!("{what}: not a fullverify SwiftSync {what}"));
+    }
+    let v = r.u8().map_err(wire_err(what))?;
+    if v != version {
+        return Err(format!("{what}: version {v}, this build reads {version}"));
+    }
+    Ok(())
+}
+
 pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
     write_compact_size(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
@@ -124,13 +141,7 @@ impl RangeResult {
     pub fn from_bytes(bytes: &[u8], salt: &Salt) -> Result<RangeResult, String> {
         let mut r = Reader::new(bytes);
         let e = wire_err("range result");
-        if r.array::<8>().map_err(&e)? != *RESULT_MAGIC {
-            return Err("range result: not a fullverify SwiftSync range result".into());
-        }
-        let version = r.u8().map_err(&e)?;
-        if version != VERSION {
-            return Err(format!("range result: version {version}, this build reads {VERSION}"));
-        }
+        take_magic(&mut r, RESULT_MAGIC, VERSION, "range result")?;
         let heights = (r.u32().map_err(&e)?, r.u32().map_err(&e)?);
         let mut aggregate = Aggregate::new(salt.clone());
         aggregate.add_hash(&r.array().map_err(&e)?);
@@ -223,13 +234,7 @@ impl Bundle {
     pub fn from_bytes(bytes: &[u8]) -> Result<Bundle, String> {
         let mut r = Reader::new(bytes);
         let e = wire_err("bundle");
-        if r.array::<8>().map_err(&e)? != *BUNDLE_MAGIC {
-            return Err("bundle: not a fullverify SwiftSync bundle".into());
-        }
-        let version = r.u8().map_err(&e)?;
-        if version != VERSION {
-            return Err(format!("bundle: version {version}, this build reads {VERSION}"));
-        }
+        take_magic(&mut r, BUNDLE_MAGIC, VERSION, "bundle")?;
         let first = r.u32().map_err(&e)?;
         let n = r.compact_size().map_err(&e)? as usize;
         let mut blocks = Vec::with_capacity(n.min(r.remaining() / 80));
