@@ -5,8 +5,8 @@
 //! the parallel script check giving the same verdicts for 1..8 threads.
 use fullverify_testkit as common;
 
-use common::block_bytes;
 use common::harness::{regtest_1_206, BlockWithPrevouts, MAINNET_277647, MAINNET_866342, TESTNET3_928816};
+use common::{block_bytes, mine, remine};
 use fullverify::chain::{self, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
 use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
@@ -288,31 +288,6 @@ fn parallel_script_check_is_deterministic() {
 // ---------------------------------------------------------------------------------------------
 // Invalid blocks from mutated regtest blocks
 // ---------------------------------------------------------------------------------------------
-
-/// Recomputes the witness commitment (when `commit`) and the merkle root, then grinds the nonce
-/// until the regtest proof of work holds.
-fn remine(b: &mut Block, commit: bool) {
-    if commit {
-        if let Some(pos) = validation::witness_commitment_index(b) {
-            let mut wtxids: Vec<[u8; 32]> = b.txdata.iter().map(|t| t.wtxid()).collect();
-            wtxids[0] = [0; 32];
-            let root = fullverify::hash::witness_merkle_root(&wtxids).root;
-            let nonce = b.txdata[0].inputs[0].witness[0].clone();
-            let c = fullverify::hash::sha256d(&[&root[..], &nonce[..]].concat());
-            b.txdata[0].outputs[pos].script_pubkey[6..38].copy_from_slice(&c);
-        }
-    }
-    let txids: Vec<[u8; 32]> = b.txdata.iter().map(|t| t.txid()).collect();
-    b.header.merkle_root = fullverify::hash::merkle_root(&txids).root;
-    mine(b);
-}
-
-fn mine(b: &mut Block) {
-    let p = Network::Regtest.params();
-    while !chain::check_proof_of_work(&b.header.block_hash(), b.header.bits, p) {
-        b.header.nonce = b.header.nonce.wrapping_add(1);
-    }
-}
 
 fn expect_reject(cs: &mut Chainstate, b: &Block, reason: &str) {
     let before = cs.summary();

@@ -580,39 +580,142 @@ fn corrupt_undo_bytes_and_flipped_hints_are_caught() {
     same_state(o.summary.as_ref().unwrap(), state);
 }
 
-#[test]
-fn an_invalid_tip_is_reported_as_the_sequential_replay_reports_it() {
-    let (out, _) = small_written();
-    let sc = scratch("badtip");
-    let dir = sc.path("blocks");
-    copy_blocks(&dir);
+/// The small corpus's blocks directory copied to `dir` with its tip (block 200) replaced by
+/// `change` applied to it; the tip's record is rewritten in place at the end of its blk file
+/// (the rev file is untouched: the tip's parent, and so its undo record's checksum, are the
+/// same).
+fn with_mutated_tip(dir: &Path, change: impl FnOnce(&mut Block)) {
+    copy_blocks(dir);
     let p = Network::Regtest.params();
-    let chain = CoreChain::open(&dir, p.magic, p.genesis_hash).unwrap();
+    let chain = CoreChain::open(dir, p.magic, p.genesis_hash).unwrap();
     let loc = chain.blocks.last().unwrap().clone();
     let mut f = chain.open_file(loc.file).unwrap();
     let mut block = Block::from_bytes(&chain.read_block(&mut f, &loc).unwrap()).unwrap();
-    // One satoshi more to the coinbase, the merkle root redone and the header mined again.
-    block.txdata[0].outputs[0].value += 1;
-    let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
-    block.header.merkle_root = fullverify::hash::merkle_root(&txids).root;
-    while !fullverify::chain::check_proof_of_work(&block.block_hash(), block.header.bits, p) {
-        block.header.nonce = block.header.nonce.wrapping_add(1);
-    }
-    let mut raw = fullverify_driver::replay::block_bytes(&block);
-    assert_eq!(raw.len(), loc.len as usize);
-    fullverify_driver::source::xor_at(&mut raw, loc.offset, &chain.key);
+    change(&mut block);
+    let raw = fullverify_driver::replay::block_bytes(&block);
     let path = &chain.files[loc.file];
     let mut bytes = std::fs::read(path).unwrap();
-    bytes[loc.offset as usize..loc.offset as usize + raw.len()].copy_from_slice(&raw);
+    assert_eq!(bytes.len(), loc.offset as usize + loc.len as usize, "the tip is the file's last record");
+    bytes.truncate(loc.offset as usize - 8);
+    let mut record = p.magic.to_vec();
+    record.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    record.extend_from_slice(&raw);
+    fullverify_driver::source::xor_at(&mut record, loc.offset - 8, &chain.key);
+    bytes.extend_from_slice(&record);
     std::fs::write(path, bytes).unwrap();
-    let (_, seq) = replay_dir(&dir, Network::Regtest);
-    let Some(Failure::Invalid { error: want, .. }) = seq else { panic!("{seq:?}") };
-    assert_eq!((want.height, want.reason.as_str()), (200, "bad-cb-amount"));
-    for threads in [1, 3] {
-        let o = swift(&dir, &out.join("hints"), Network::Regtest, threads, RangeOrder::Shuffled(1), Some(4));
-        let Some(Failure::Invalid { error, .. }) = &o.failure else { panic!("{:?}", o.failure) };
-        assert_eq!(**error, *want);
-        assert!(o.summary.is_none());
+}
+
+#[test]
+fn invalid_tips_are_rejected_as_the_sequential_replay_rejects_them() {
+    use fullverify_testkit::{mine, remine};
+    let (out, _) = small_written();
+    let hints = out.join("hints");
+    // (what, the mutation, whether the block keeps its inputs: otherwise its undo record cannot
+    // fit it, and the run ends in the mismatch while the sequential replay names the rule).
+    type Mutation = Box<dyn Fn(&mut Block)>;
+    let cases: Vec<(&str, Mutation, bool)> = vec![
+        (
+            "coinbase pays one satoshi too much",
+            Box::new(|b| {
+                b.txdata[0].outputs[0].value += 1;
+                remine(b, false);
+            }),
+            true,
+        ),
+        (
+            "merkle root not the transactions'",
+            Box::new(|b| {
+                b.header.merkle_root[0] ^= 1;
+                mine(b);
+            }),
+            true,
+        ),
+        (
+            "BIP34 height push of another height",
+            Box::new(|b| {
+                let sig = &mut b.txdata[0].inputs[0].script_sig;
+                sig[1] ^= 1;
+                remine(b, true);
+            }),
+            true,
+        ),
+        (
+            "a transaction pays out more than it spends",
+            Box::new(|b| {
+                b.txdata[1].outputs[0].value += 50_000_000_000;
+                remine(b, true);
+            }),
+            true,
+        ),
+        (
+            "a signature byte changed",
+            Box::new(|b| {
+                let tx = &mut b.txdata[1];
+                match tx.inputs[0].witness.first_mut() {
+                    Some(w) if w.len() > 8 => w[5] ^= 1,
+                    _ => tx.inputs[0].script_sig[5] ^= 1,
+                }
+                remine(b, true);
+            }),
+            true,
+        ),
+        (
+            "nBits of another target",
+            Box::new(|b| {
+                b.header.bits -= 1;
+                mine(b);
+            }),
+            true,
+        ),
+        (
+            "the witness commitment left stale",
+            Box::new(|b| {
+                b.txdata[1].inputs[0].witness.push(vec![0x01]);
+                remine(b, false);
+            }),
+            true,
+        ),
+        (
+            "a transaction repeated",
+            Box::new(|b| {
+                let t = b.txdata[1].clone();
+                b.txdata.push(t);
+                remine(b, true);
+            }),
+            false,
+        ),
+        (
+            "an input repeated within a transaction",
+            Box::new(|b| {
+                let i = b.txdata[1].inputs[0].clone();
+                b.txdata[1].inputs.push(i);
+                remine(b, true);
+            }),
+            false,
+        ),
+    ];
+    for (k, (what, change, keeps_inputs)) in cases.into_iter().enumerate() {
+        let sc = scratch(&format!("badtip{k}"));
+        let dir = sc.path("blocks");
+        with_mutated_tip(&dir, change);
+        let (_, seq) = replay_dir(&dir, Network::Regtest);
+        let Some(Failure::Invalid { error: want, .. }) = seq else { panic!("{what}: sequential {seq:?}") };
+        assert_eq!(want.height, 200, "{what}");
+        for threads in [1, 3] {
+            let o = swift(&dir, &hints, Network::Regtest, threads, RangeOrder::Shuffled(k as u64), Some(4));
+            assert!(o.summary.is_none(), "{what}: a final state");
+            match (&o.failure, keeps_inputs) {
+                (Some(Failure::Invalid { error, .. }), true) => assert_eq!(**error, *want, "{what}"),
+                (Some(Failure::Mismatch(detail)), false) => {
+                    assert!(detail.contains("block 200"), "{what}: {detail}")
+                }
+                (other, _) => panic!("{what} ({}): {other:?}", want.reason),
+            }
+        }
+        eprintln!(
+            "{what}: {} in both modes",
+            if keeps_inputs { want.reason.as_str() } else { "the mismatch" }
+        );
     }
 }
 

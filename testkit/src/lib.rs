@@ -28,6 +28,33 @@ pub use fullverify_driver::replay::block_bytes;
 use fullverify::script::{SigVerifier, TweakCheck};
 use secp256k1::{ecdsa, schnorr, Message, Parity, PublicKey, Scalar, XOnlyPublicKey};
 
+/// Recomputes the witness commitment (when `commit` and the block has one) and the merkle root
+/// of a regtest block `b`, then grinds the nonce until the regtest proof of work holds: a
+/// mutated block that fails only the rule its mutation breaks.
+pub fn remine(b: &mut fullverify::encode::Block, commit: bool) {
+    if commit {
+        if let Some(pos) = fullverify::validation::witness_commitment_index(b) {
+            let mut wtxids: Vec<[u8; 32]> = b.txdata.iter().map(|t| t.wtxid()).collect();
+            wtxids[0] = [0; 32];
+            let root = fullverify::hash::witness_merkle_root(&wtxids).root;
+            let nonce = b.txdata[0].inputs[0].witness[0].clone();
+            let c = fullverify::hash::sha256d(&[&root[..], &nonce[..]].concat());
+            b.txdata[0].outputs[pos].script_pubkey[6..38].copy_from_slice(&c);
+        }
+    }
+    let txids: Vec<[u8; 32]> = b.txdata.iter().map(|t| t.txid()).collect();
+    b.header.merkle_root = fullverify::hash::merkle_root(&txids).root;
+    mine(b);
+}
+
+/// Grinds the nonce of a regtest block until its proof of work holds.
+pub fn mine(b: &mut fullverify::encode::Block) {
+    let p = fullverify::chain::Network::Regtest.params();
+    while !fullverify::chain::check_proof_of_work(&b.header.block_hash(), b.header.bits, p) {
+        b.header.nonce = b.header.nonce.wrapping_add(1);
+    }
+}
+
 /// libsecp256k1-backed signature checks.
 pub struct SecpVerifier;
 
