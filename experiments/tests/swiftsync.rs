@@ -712,10 +712,8 @@ fn invalid_tips_are_rejected_as_the_sequential_replay_rejects_them() {
                 (other, _) => panic!("{what} ({}): {other:?}", want.reason),
             }
         }
-        eprintln!(
-            "{what}: {} in both modes",
-            if keeps_inputs { want.reason.as_str() } else { "the mismatch" }
-        );
+        let swift_says = if keeps_inputs { "the same" } else { "the mismatch" };
+        eprintln!("{what}: sequential {}; swiftsync {swift_says}", want.reason);
     }
 }
 
