@@ -574,3 +574,75 @@ fn assumevalid_is_recorded() {
     assert_eq!(p["assumevalid"]["hash"], tip);
     assert_eq!(p["state"]["height"], 438);
 }
+
+/// A tmpfs mounted at a directory for the life of the value (root only; `None`, with a line
+/// saying so, where mounting is not allowed).
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", s(dir)])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|st| st.success());
+        if !ok {
+            eprintln!("SKIP storage faults: cannot mount a tmpfs at {} (needs root)", dir.display());
+            return None;
+        }
+        Some(Tmpfs(dir.to_path_buf()))
+    }
+
+    fn remount(&self, how: &str) {
+        let st = Command::new("mount").args(["-o", &format!("remount,{how}"), s(&self.0)]).status().unwrap();
+        assert!(st.success(), "remount {how}");
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_or_read_only_datadir_stops_with_exit_3_and_resumes_to_the_same_state() {
+    use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
+    let corpus = ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).unwrap().0;
+    let sc = scratch("storage");
+    let base = ["--source", "corpus", s(&corpus), "--network", "regtest", "--dbcache", "1"];
+    let clean = ok_packet(&sc, "clean", &base);
+    // A disk that fills up during a flush: exit 3, the datadir and the cause named.
+    let Some(full) = Tmpfs::mount(&sc.path("full"), "2m") else { return };
+    let d = full.0.join("state");
+    let (o, p) = replay(&sc, "full", &[&base[..], &["--datadir", s(&d)]].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let p = p.expect("a packet");
+    assert_eq!(p["error"]["kind"], "store");
+    let msg = p["error"]["message"].as_str().unwrap();
+    assert!(msg.contains(s(&d)) && msg.contains("No space left on device"), "{msg}");
+    // Nothing corrupt: the datadir, copied to a good disk, resumes to the clean run's state.
+    let good = sc.path("good");
+    assert!(Command::new("cp").args(["-a", s(&d), s(&good)]).status().unwrap().success());
+    let resumed = ok_packet(&sc, "resumed", &[&base[..], &["--datadir", s(&good)]].concat());
+    assert!(resumed["source"]["resumed_from_height"].as_u64().is_some_and(|h| h > 100), "{resumed}");
+    assert_eq!(resumed["state"], clean["state"]);
+    drop(full);
+    // Writes failing: a partial state on a file system then remounted read-only.
+    let Some(ro) = Tmpfs::mount(&sc.path("ro"), "64m") else { return };
+    let d = ro.0.join("state");
+    ok_packet(&sc, "part", &[&base[..], &["--datadir", s(&d), "--stop-height", "150"]].concat());
+    ro.remount("ro");
+    let (o, p) = replay(&sc, "ro", &[&base[..], &["--datadir", s(&d)]].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let msg = p.map(|p| p["error"]["message"].to_string()).unwrap_or_else(|| err.to_string());
+    assert!(msg.contains(s(&d)) && msg.contains("Read-only file system"), "{msg}");
+    ro.remount("rw");
+    let resumed = ok_packet(&sc, "rw", &[&base[..], &["--datadir", s(&d)]].concat());
+    assert_eq!(resumed["source"]["resumed_from_height"], 150);
+    assert_eq!(resumed["state"], clean["state"]);
+}

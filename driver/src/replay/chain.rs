@@ -392,6 +392,9 @@ pub fn run_chain(
             Err(f) => failure = Some(f),
         }
     }
+    if let (Some(Failure::Store(m)), Some(d)) = (&failure, &datadir) {
+        failure = Some(Failure::Store(store_failure(d, m)));
+    }
     let wall = start.elapsed();
     let summary = cs.summary();
     drop(cs);
@@ -409,6 +412,19 @@ pub fn run_chain(
         failure,
         written,
     })
+}
+
+/// A store failure's message with the datadir it happened in and, when the datadir's file
+/// system now refuses a small write, why (a full disk, a read-only file system): the store's
+/// own error can be only that it stopped after a failed write (fjall: `Poisoned`).
+fn store_failure(datadir: &Path, message: &str) -> String {
+    let probe = datadir.join(".fullverify-write-probe");
+    let why = match std::fs::write(&probe, [0u8; 64 << 10]) {
+        Ok(()) => String::new(),
+        Err(e) => format!("; the datadir refuses writes: {e}"),
+    };
+    let _ = std::fs::remove_file(&probe);
+    format!("the chain state in {}: {message}{why}", datadir.display())
 }
 
 /// What the side job of a block read ahead: the source's next item, the block prepared (when
