@@ -205,9 +205,9 @@ fn block(
             let file = chain.blocks[height as usize].file;
             undo.block_undo(&block, height, file).map_err(|e| (undo.name(file).to_string(), e))
         }
-        Blocks::Bundle(b) => b
-            .block_undo(&block, height)
-            .map_err(|e| (b.get(height).map_or_else(|_| String::new(), |x| x.rev_name.clone()), e)),
+        Blocks::Bundle(b) => b.block_undo(&block, height).map_err(|e| {
+            (b.get(height).map_or_else(|_| String::new(), |x| x.undo.name.clone().unwrap_or_default()), e)
+        }),
     }
     .map_err(|(file, e)| Stop::Mismatch(format!("no undo record in {file} is this block's: {e}")))?;
     r.undo_bytes += encoded_len(&undo);

@@ -182,15 +182,13 @@ impl RangeResult {
 }
 
 /// One block of a [`Bundle`]: its bytes and the records of its rev file that may be its undo
-/// data (those whose checksum verifies with its parent).
+/// data (those whose checksum verifies with its parent), as a [`RevFile`] named like the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BundledBlock {
     /// The block, de-obfuscated.
     pub raw: Vec<u8>,
-    /// The display name of its rev file, for messages.
-    pub rev_name: String,
-    /// Candidate undo records (none for the genesis block).
-    pub undo: Vec<RevRecord>,
+    /// Candidate undo records (none for the genesis block), named after their rev file.
+    pub undo: RevFile,
 }
 
 /// A range's blocks and undo records, for a worker that does not see the blocks directory.
@@ -208,7 +206,7 @@ impl Bundle {
         let size: usize = self
             .blocks
             .iter()
-            .map(|b| b.raw.len() + 64 + b.undo.iter().map(|u| u.undo.len() + 50).sum::<usize>())
+            .map(|b| b.raw.len() + 64 + b.undo.records.iter().map(|u| u.undo.len() + 50).sum::<usize>())
             .sum();
         let mut out = Vec::with_capacity(32 + size);
         out.extend_from_slice(BUNDLE_MAGIC);
@@ -218,9 +216,9 @@ impl Bundle {
         for b in &self.blocks {
             write_compact_size(&mut out, b.raw.len() as u64);
             out.extend_from_slice(&b.raw);
-            put_str(&mut out, &b.rev_name);
-            write_compact_size(&mut out, b.undo.len() as u64);
-            for u in &b.undo {
+            put_str(&mut out, b.undo.name.as_deref().unwrap_or_default());
+            write_compact_size(&mut out, b.undo.records.len() as u64);
+            for u in &b.undo.records {
                 out.extend_from_slice(&u.offset.to_le_bytes());
                 out.extend_from_slice(&u.checksum);
                 write_compact_size(&mut out, u.undo.len() as u64);
@@ -249,7 +247,7 @@ impl Bundle {
                 let bytes = r.var_bytes().map_err(&e)?.to_vec();
                 undo.push(RevRecord { offset, undo: bytes, checksum });
             }
-            blocks.push(BundledBlock { raw, rev_name, undo });
+            blocks.push(BundledBlock { raw, undo: RevFile { name: Some(rev_name), records: undo } });
         }
         r.finish().map_err(&e)?;
         Ok(Bundle { first, blocks })
@@ -268,7 +266,8 @@ impl Bundle {
             let file = &mut open.as_mut().expect("opened").1;
             let raw = chain.read_block(file, loc).map_err(|e| e.to_string())?;
             let candidates = undo.candidates(chain, height)?;
-            blocks.push(BundledBlock { raw, rev_name: undo.name(loc.file).to_string(), undo: candidates });
+            let undo = RevFile { name: Some(undo.name(loc.file).to_string()), records: candidates };
+            blocks.push(BundledBlock { raw, undo });
         }
         Ok(Bundle { first, blocks })
     }
@@ -284,8 +283,6 @@ impl Bundle {
     /// The undo data of `block` at `height`, from its candidates, as [`RevFile::block_undo`]
     /// chooses it.
     pub(crate) fn block_undo(&self, block: &Block, height: u32) -> Result<BlockUndo, String> {
-        let b = self.get(height)?;
-        let rev = RevFile { name: Some(b.rev_name.clone()), records: b.undo.clone() };
-        rev.block_undo(block, Some(height)).map_err(|e| e.to_string())
+        self.get(height)?.undo.block_undo(block, Some(height)).map_err(|e| e.to_string())
     }
 }
