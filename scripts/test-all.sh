@@ -16,7 +16,7 @@ fi
 step() { printf '\n==== %s ====\n' "$*"; }
 SECONDS=0
 
-step "install: Rust wasm target, wasm-bindgen-cli, chromium, Python venv (npm packages: web/test.sh)"
+step "install: Rust wasm target, wasm-bindgen-cli, chromium, strace, Python venv (npm packages: web/test.sh)"
 rustup target add wasm32-unknown-unknown >/dev/null
 rustup component add clippy rustfmt >/dev/null 2>&1 || rustup component add clippy rustfmt
 WBG_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' web/Cargo.toml)
@@ -24,10 +24,14 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WBG_VERSION
   # --locked fails for this crate here; the version is pinned exactly instead.
   cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 fi
-if [ ! -x /usr/bin/chromium ]; then
+# Debian packages: chromium (the page's test), strace (the kill-inside-a-flush test).
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v strace >/dev/null || missing+=(strace)
+if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null

@@ -575,6 +575,86 @@ fn assumevalid_is_recorded() {
     assert_eq!(p["state"]["height"], 438);
 }
 
+/// `strace`, or `None` with a line saying the test skips (the test command installs it).
+fn strace() -> Option<&'static str> {
+    let ok = Command::new("strace").arg("-V").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIP kill inside a flush: strace is not installed");
+    }
+    ok.then_some("strace")
+}
+
+#[test]
+fn a_kill_inside_a_flush_resumes_to_the_same_state() {
+    use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
+    let Some(strace) = strace() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
+    let corpus = ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).unwrap().0;
+    let sc = scratch("kill-in-flush");
+    // A cache of 1 MiB: about thirty flushes of thousands of coins each, every one written in
+    // many write calls (the store's journal, then its segments from background threads).
+    let base = ["--source", "corpus", s(&corpus), "--network", "regtest", "--dbcache", "1"];
+    let clean = ok_packet(&sc, "clean", &base);
+    // Every write and sync the replay makes below is the store's: count them once.
+    const WRITES: &str = "write,pwrite64,writev";
+    const SYNCS: &str = "fsync,fdatasync";
+    let trace = sc.path("calls.trace");
+    let counted = Command::new(strace)
+        .args(["-f", "-qq", "-e", &format!("trace={WRITES},{SYNCS}"), "-o", s(&trace), BIN])
+        .args(base)
+        .args(["--datadir", s(&sc.path("counted")), "--quiet"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(counted.success());
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    let count = |calls: &str| {
+        let names: Vec<String> = calls.split(',').map(|c| format!(" {c}(")).collect();
+        trace.lines().filter(|l| names.iter().any(|n| l.contains(n.as_str()))).count()
+    };
+    let (writes, syncs) = (count(WRITES), count(SYNCS));
+    assert!(writes > 300 && syncs > 20, "{writes} writes, {syncs} syncs: the flushes are not large");
+    // SIGKILL on entering the k-th write (the batch's journal or a segment half written) or
+    // the k-th fsync (the store half created, or a flush written and not yet made durable), at
+    // points spread over the run. The 9th sync fell inside the creation of the first partition
+    // (its marker written, its level manifest not yet), which fjall alone cannot reopen.
+    let points = [
+        (WRITES, writes / 7),
+        (WRITES, writes * 3 / 7),
+        (WRITES, writes * 5 / 7),
+        (SYNCS, 9),
+        (SYNCS, syncs - 8),
+        (SYNCS, syncs - 2),
+    ];
+    let mut resumed_from = Vec::new();
+    for (i, (calls, k)) in points.into_iter().enumerate() {
+        let d = sc.path(&format!("state{i}"));
+        let killed = Command::new(strace)
+            .args(["-f", "-qq", "-o", "/dev/null", "-e", &format!("trace={calls}")])
+            .args(["-e", &format!("inject={calls}:signal=SIGKILL:when={k}"), BIN])
+            .args(base)
+            .args(["--datadir", s(&d), "--quiet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            killed.signal() == Some(9) || killed.code() == Some(128 + 9),
+            "run {i} ({calls} #{k}) was not killed: {killed:?}"
+        );
+        let resumed = ok_packet(&sc, &format!("resumed{i}"), &[&base[..], &["--datadir", s(&d)]].concat());
+        assert_eq!(resumed["state"], clean["state"], "killed at {calls} #{k}");
+        resumed_from.push(resumed["source"]["resumed_from_height"].as_u64());
+    }
+    eprintln!("kill inside a flush: {writes} writes; resumed from heights {resumed_from:?}");
+    // The kills landed at different points of the chain, not all before the first flush.
+    assert!(
+        resumed_from.iter().flatten().collect::<std::collections::BTreeSet<_>>().len() >= 3,
+        "{resumed_from:?}"
+    );
+}
+
 /// A tmpfs mounted at a directory for the life of the value (root only; `None`, with a line
 /// saying so, where mounting is not allowed).
 struct Tmpfs(PathBuf);

@@ -19,9 +19,29 @@ fn se<E: fmt::Display>(e: E) -> StoreError {
     StoreError(e.to_string())
 }
 
+/// The keyspace's marker file: present once fjall has created a keyspace, and then recovered.
+const KEYSPACE_MARKER: &str = "version";
+/// The keyspace's folders besides its marker.
+const KEYSPACE_FOLDERS: [&str; 2] = ["partitions", "journals"];
+/// Where a new store is made before it is moved into place.
+const STAGING: &str = ".creating";
+/// The store's partitions.
+const PARTITIONS: [&str; 3] = ["coins", "headers", "meta"];
+
 impl DiskStore {
-    /// Opens (or creates) the store in `dir`.
+    /// Opens the store in `dir`, or creates it when `dir` is missing or empty.
+    ///
+    /// A new store is made whole (keyspace and partitions, synced) in a staging folder inside
+    /// `dir`, then moved into place with the keyspace's marker last, so a process killed while
+    /// creating it leaves either no store or a whole one. fjall alone does not guarantee that: a
+    /// partition is marked initialized before its level manifest is written, and a keyspace
+    /// killed between the two cannot be opened again. The leftovers of a creation that was
+    /// stopped (its folders without the marker) are removed and the store is made again; any
+    /// other file in a directory without a store is refused, never overwritten.
     pub fn open(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
+        if !dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))? {
+            create(dir)?;
+        }
         let keyspace = fjall::Config::new(dir).open().map_err(se)?;
         let opts = fjall::PartitionCreateOptions::default;
         let coins = keyspace.open_partition("coins", opts()).map_err(se)?;
@@ -29,6 +49,45 @@ impl DiskStore {
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
         Ok(DiskStore { keyspace, coins, headers, meta })
     }
+}
+
+fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
+    StoreError(format!("{}: {e}", path.display()))
+}
+
+/// Makes an empty store in `dir` (see [`DiskStore::open`]).
+fn create(dir: &std::path::Path) -> Result<(), StoreError> {
+    use std::fs;
+    fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let entry = entry.map_err(|e| io(dir, e))?;
+        let name = entry.file_name();
+        let path = entry.path();
+        if name == STAGING || KEYSPACE_FOLDERS.iter().any(|f| name == *f) {
+            fs::remove_dir_all(&path).map_err(|e| io(&path, e))?;
+        } else {
+            return Err(StoreError(format!(
+                "{} holds {} but no chain state: give an empty or new directory",
+                dir.display(),
+                name.to_string_lossy()
+            )));
+        }
+    }
+    let staging = dir.join(STAGING);
+    {
+        let keyspace = fjall::Config::new(&staging).open().map_err(se)?;
+        for p in PARTITIONS {
+            keyspace.open_partition(p, fjall::PartitionCreateOptions::default()).map_err(se)?;
+        }
+        keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
+    }
+    for name in KEYSPACE_FOLDERS.into_iter().chain([KEYSPACE_MARKER]) {
+        let (from, to) = (staging.join(name), dir.join(name));
+        fs::rename(&from, &to).map_err(|e| io(&from, e))?;
+        // The folders are in place before the marker is.
+        fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))?;
+    }
+    fs::remove_dir(&staging).map_err(|e| io(&staging, e))
 }
 
 impl Store for DiskStore {

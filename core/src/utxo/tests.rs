@@ -86,6 +86,37 @@ fn disk_store_commit_is_visible_after_reopen() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A new store is created whole or not at all: the leftovers of a creation that was stopped (its
+/// folders, a staging folder, without the keyspace marker) are replaced by a new store, and a
+/// directory holding anything else is refused and left as it was.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn disk_store_creation_is_all_or_nothing() {
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-create-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // A creation stopped half way: a partition marked initialized without its level manifest.
+    let half = dir.join("half");
+    std::fs::create_dir_all(half.join("partitions/coins/segments")).unwrap();
+    std::fs::write(half.join("partitions/coins/manifest"), b"partial").unwrap();
+    std::fs::create_dir_all(half.join("journals")).unwrap();
+    std::fs::create_dir_all(half.join(".creating/partitions")).unwrap();
+    {
+        let s = DiskStore::open(&half).unwrap();
+        assert_eq!(s.meta().unwrap(), None);
+        assert!(!half.join(".creating").exists());
+    }
+    assert_eq!(DiskStore::open(&half).unwrap().meta().unwrap(), None);
+    // Somebody's files: refused, untouched.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), b"keep").unwrap();
+    let e = DiskStore::open(&other).err().expect("refused");
+    assert!(e.0.contains("notes.txt") && e.0.contains("no chain state"), "{e}");
+    assert_eq!(std::fs::read(other.join("notes.txt")).unwrap(), b"keep");
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The whole-set MuHash on 1 to 4 workers equals coin-by-coin insertion, and the cache's view of
 /// the set (stored coins it does not override, plus its own) is exactly the set, before and after
 /// a flush, with coins spent from the store and from the cache.
