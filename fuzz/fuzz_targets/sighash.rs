@@ -222,7 +222,13 @@ fn ref_legacy(tx: &Transaction, n_in: usize, script_code: &[u8], hash_type: u32)
 }
 
 /// BIP143's preimage, `None` for an input index out of range.
-fn ref_bip143(tx: &Transaction, n_in: usize, script_code: &[u8], amount: i64, hash_type: u32) -> Option<Vec<u8>> {
+fn ref_bip143(
+    tx: &Transaction,
+    n_in: usize,
+    script_code: &[u8],
+    amount: i64,
+    hash_type: u32,
+) -> Option<Vec<u8>> {
     if n_in >= tx.inputs.len() {
         return None;
     }
