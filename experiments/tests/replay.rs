@@ -602,7 +602,7 @@ fn a_kill_inside_a_flush_resumes_to_the_same_state() {
     let counted = Command::new(strace)
         .args(["-f", "-qq", "-e", &format!("trace={WRITES},{SYNCS}"), "-o", s(&trace), BIN])
         .args(base)
-        .args(["--datadir", s(&sc.path("counted")), "--quiet"])
+        .args(["--datadir", s(&sc.path("counted")), "--quiet", "--json", s(&sc.path("counted.json"))])
         .stdout(Stdio::null())
         .status()
         .unwrap();
@@ -633,7 +633,7 @@ fn a_kill_inside_a_flush_resumes_to_the_same_state() {
             .args(["-f", "-qq", "-o", "/dev/null", "-e", &format!("trace={calls}")])
             .args(["-e", &format!("inject={calls}:signal=SIGKILL:when={k}"), BIN])
             .args(base)
-            .args(["--datadir", s(&d), "--quiet"])
+            .args(["--datadir", s(&d), "--quiet", "--json", s(&sc.path(&format!("killed{i}.json")))])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
