@@ -5,14 +5,30 @@
 //!   layout), optionally bzip2-, zstd- or gzip-compressed (detected by the file's first bytes);
 //!   runs of zero bytes between or after records are skipped as padding.
 //! - [`hex_lines`]: one hex-encoded block per line.
+//! - [`corpus`]: a chaingen corpus, its `blk*.dat` files read in order as one framed stream.
 //! - [`core_blocks`]: a Bitcoin Core `blocks/` directory. Every `blk*.dat` file is scanned
 //!   (XOR-de-obfuscated with the 8-byte key of `xor.dat` when present: byte `i` of a file is
 //!   XORed with `key[i % 8]`), the headers are linked by their previous-block hashes from the
 //!   genesis block, and the chain with the most work is replayed, so files whose blocks are
 //!   out of order (as Core writes them) are read correctly.
 //!
+//! Record sizes follow what Core reads: a record of 80 bytes (a header) up to `MAX_SIZE`
+//! ([`MAX_RECORD_BYTES`], 32 MiB, above which Core's `ReadRawBlock` refuses a record) is read as
+//! a block, so a block too large to be valid (over [`MAX_BLOCK_BYTES`]) reaches validation and
+//! is rejected there with Core's reason (`bad-blk-length` or `bad-blk-weight`).
+//!
+//! The ordered sources (framed, hex, corpus) hold one chain in order: anything else in them is
+//! refused with its file and offset, except what Core's importer passes over without harm (a
+//! second copy of a block, a block on a fork with no more work than the chain read before it),
+//! which is skipped and noted. The blocks-directory reader does what Core's importer
+//! (`LoadExternalBlockFile`) does with bytes that are not a readable record: it scans on to the
+//! next magic, and ignores a record cut short at the end of a file; each such skip is noted.
+//! Notes ([`Notes`]) name the file and offset and reach the packet (`source.notes`).
+//!
 //! Offsets in messages are byte offsets in the file as stored; for a compressed file they are
 //! offsets in the decompressed stream, and the message says so.
+
+mod order;
 
 use fullverify::hash::sha256d;
 use std::collections::HashMap;
@@ -20,9 +36,62 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-/// Largest serialized block that can be valid: the weight limit caps a block at 4,000,000 bytes.
+/// Largest serialized block that can be valid (Core's `MAX_BLOCK_SERIALIZED_SIZE`): the weight
+/// limit caps a block at 4,000,000 bytes. Larger records are still read (up to
+/// [`MAX_RECORD_BYTES`]), so that validation rejects them with Core's reason.
 pub const MAX_BLOCK_BYTES: u32 = 4_000_000;
+
+/// Largest record read as one block: Core's `MAX_SIZE` (0x02000000, 33,554,432 bytes), above
+/// which its `ReadRawBlock` refuses to read a block record.
+pub const MAX_RECORD_BYTES: u32 = fullverify::encode::MAX_SIZE as u32;
+
+/// Smallest record read as one block: a block header.
+pub const MIN_RECORD_BYTES: u32 = 80;
+
+/// Why a record length cannot be read as a block, if it cannot.
+fn unreadable_length(len: u32) -> Option<String> {
+    if len < MIN_RECORD_BYTES {
+        Some(format!("record length {len} is shorter than a block header ({MIN_RECORD_BYTES} bytes)"))
+    } else if len > MAX_RECORD_BYTES {
+        Some(format!(
+            "record length {len} is above {MAX_RECORD_BYTES} bytes, the most Core reads as one block (MAX_SIZE)"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Most notes a source keeps; the rest are counted.
+pub const MAX_NOTES: usize = 100;
+
+/// What a source passed over instead of failing, one line each, with the file and offset:
+/// shared between a [`Source`] and the reader that fills it while it is read.
+#[derive(Clone, Debug, Default)]
+pub struct Notes(Arc<Mutex<(Vec<String>, u64)>>);
+
+impl Notes {
+    /// Adds a line (kept while fewer than [`MAX_NOTES`] are, counted after that).
+    pub fn push(&self, line: String) {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if g.0.len() < MAX_NOTES {
+            g.0.push(line);
+        } else {
+            g.1 += 1;
+        }
+    }
+
+    /// The lines so far, and a last one counting those not kept.
+    pub fn lines(&self) -> Vec<String> {
+        let g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v = g.0.clone();
+        if g.1 > 0 {
+            v.push(format!("... and {} more", g.1));
+        }
+        v
+    }
+}
 
 /// Where a block came from, for messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +174,8 @@ pub struct Source {
     pub name: String,
     /// Number of blocks, when known in advance.
     pub total: Option<u64>,
+    /// What was passed over so far (a blocks directory's are all known when it is opened).
+    pub notes: Notes,
     blocks: Box<dyn Iterator<Item = Result<RawBlock, SourceError>> + Send>,
 }
 
@@ -300,9 +371,9 @@ impl<R: Read> FramedReader<R> {
             ));
         }
         let len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
-        if !(80..=MAX_BLOCK_BYTES).contains(&len) {
+        if let Some(why) = unreadable_length(len) {
             self.done = true;
-            return Err(self.corrupt(start, format!("record length {len} is not a possible block size")));
+            return Err(self.corrupt(start, why));
         }
         let mut block = vec![0u8; len as usize];
         let got = self.read_into(&mut block)?;
@@ -355,7 +426,7 @@ pub fn framed(path: &Path, magic: [u8; 4]) -> Result<Source, SourceError> {
     let (r, c) = open_maybe_compressed(path)?;
     let total = if c == Compression::None { count_records(path, magic) } else { None };
     let reader = FramedReader::new(r, magic, name.clone(), c != Compression::None);
-    Ok(Source { kind: "framed", name, total, blocks: Box::new(reader) })
+    Ok(order::in_order("framed", name, total, Box::new(reader)))
 }
 
 /// One hex block per line (blank lines are skipped); the offset of a block is its line number.
@@ -391,7 +462,7 @@ pub fn hex_lines(path: &Path) -> Result<Source, SourceError> {
         }
     }
     let total = Some(blocks.iter().filter(|b| b.is_ok()).count() as u64);
-    Ok(Source { kind: "hex", name, total, blocks: Box::new(blocks.into_iter()) })
+    Ok(order::in_order("hex", name, total, Box::new(blocks.into_iter())))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,64 +480,99 @@ pub fn xor_at(buf: &mut [u8], offset: u64, key: &[u8; 8]) {
 }
 
 /// Lists the records of one (obfuscated) block file without reading the blocks: the offset of
-/// each record's magic, its length and its de-obfuscated 80-byte header. Zero bytes between
-/// and after records are padding.
+/// each record's magic, its length and its de-obfuscated 80-byte header. As Core's importer
+/// (`LoadExternalBlockFile`): bytes that do not start a record are passed over up to the next
+/// magic; a record whose length cannot be a block ([`unreadable_length`]) is passed over and the
+/// scan goes on from the byte after its magic; a record or record header cut short by the end
+/// of the file is ignored. Each of these is noted in `notes`, except runs of zero bytes (Core's
+/// preallocated padding).
 fn scan_headers(
     path: &Path,
     name: &str,
     magic: [u8; 4],
     key: &[u8; 8],
+    notes: &mut Vec<String>,
 ) -> Result<Vec<(u64, u32, [u8; 80])>, SourceError> {
     let f = File::open(path).map_err(io_err(name))?;
     let file_len = f.metadata().map_err(io_err(name))?.len();
     let mut r = BufReader::with_capacity(1 << 16, f);
-    let corrupt = |offset: u64, what: String| SourceError::Corrupt {
-        at: Origin { file: name.to_string(), offset, decompressed: false },
-        what,
-    };
+    let at = |offset: u64| Origin { file: name.to_string(), offset, decompressed: false };
     let mut out = Vec::new();
-    let mut pos = 0u64;
+    // `pos`: the next byte `r` reads. Bytes from `gap` on belong to no record; `nonzero` is the
+    // first of them that is not zero.
+    let (mut pos, mut gap, mut nonzero) = (0u64, 0u64, None::<u64>);
+    let skipped = |notes: &mut Vec<String>, nonzero: Option<u64>, end: u64| {
+        if let Some(nz) = nonzero.filter(|&nz| nz < end) {
+            notes.push(format!(
+                "{}: {} bytes that are not a block record skipped up to {}, as Core's importer does",
+                at(nz),
+                end - nz,
+                if end < file_len { "the next magic" } else { "the end of the file" }
+            ));
+        }
+    };
     loop {
-        let mut first = [0u8; 1];
-        loop {
+        // The next magic, one de-obfuscated byte at a time.
+        let mut window = [0u8; 4];
+        let mut filled = 0usize;
+        let start = loop {
             if pos >= file_len {
+                skipped(notes, nonzero, file_len);
                 return Ok(out);
             }
-            r.read_exact(&mut first).map_err(io_err(name))?;
-            xor_at(&mut first, pos, key);
-            if first[0] != 0 {
-                break;
+            let mut b = [0u8; 1];
+            r.read_exact(&mut b).map_err(io_err(name))?;
+            xor_at(&mut b, pos, key);
+            if b[0] != 0 && pos >= gap && nonzero.is_none() {
+                nonzero = Some(pos);
             }
             pos += 1;
-        }
-        let start = pos;
+            window.rotate_left(1);
+            window[3] = b[0];
+            filled += 1;
+            if filled >= 4 && window == magic {
+                break pos - 4;
+            }
+        };
+        skipped(notes, nonzero, start);
         if file_len - start < 8 {
-            return Err(corrupt(start, format!("truncated record header ({} of 8 bytes)", file_len - start)));
-        }
-        let mut head = [first[0], 0, 0, 0, 0, 0, 0, 0];
-        r.read_exact(&mut head[1..]).map_err(io_err(name))?;
-        xor_at(&mut head[1..], start + 1, key);
-        if head[..4] != magic {
-            return Err(corrupt(
-                start,
-                format!("expected network magic {}, found {}", hex::encode(magic), hex::encode(&head[..4])),
+            notes.push(format!(
+                "{}: a record header cut short by the end of the file ({} of 8 bytes); ignored, as \
+                 Core's importer ignores it",
+                at(start),
+                file_len - start
             ));
+            return Ok(out);
         }
-        let len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
-        if !(80..=MAX_BLOCK_BYTES).contains(&len) {
-            return Err(corrupt(start, format!("record length {len} is not a possible block size")));
+        let mut len = [0u8; 4];
+        r.read_exact(&mut len).map_err(io_err(name))?;
+        xor_at(&mut len, start + 4, key);
+        let len = u32::from_le_bytes(len);
+        if let Some(why) = unreadable_length(len) {
+            notes.push(format!(
+                "{}: {why}; skipped, and the scan goes on after its magic, as Core's importer does",
+                at(start)
+            ));
+            pos = start + 1;
+            r.seek(SeekFrom::Start(pos)).map_err(io_err(name))?;
+            (gap, nonzero) = (start + 8, None);
+            continue;
         }
         if file_len - start - 8 < u64::from(len) {
-            return Err(corrupt(
-                start,
-                format!("truncated block record: {} of {len} bytes", file_len - start - 8),
+            notes.push(format!(
+                "{}: a block record cut short by the end of the file ({} of {len} bytes); ignored, \
+                 as Core's importer ignores it",
+                at(start),
+                file_len - start - 8
             ));
+            return Ok(out);
         }
         let mut header = [0u8; 80];
         r.read_exact(&mut header).map_err(io_err(name))?;
         xor_at(&mut header, start + 8, key);
         r.seek_relative(i64::from(len) - 80).map_err(io_err(name))?;
         pos = start + 8 + u64::from(len);
+        (gap, nonzero) = (pos, None);
         out.push((start, len, header));
     }
 }
@@ -540,6 +646,10 @@ pub struct CoreChain {
     /// Hashes of the blocks with more than one child among the directory's headers (where the
     /// undo records of two children can share a checksum's parent).
     pub fork_parents: std::collections::HashSet<[u8; 32]>,
+    /// What the scan passed over, as Core's importer would (see [`Notes`]): bytes and records
+    /// that are not readable blocks, second copies of blocks, blocks that do not descend from
+    /// the genesis block, blocks off the most-work chain.
+    pub notes: Vec<String>,
 }
 
 impl CoreChain {
@@ -556,10 +666,24 @@ impl CoreChain {
             .collect();
         let mut index: HashMap<[u8; 32], Located> = HashMap::new();
         let mut children: HashMap<[u8; 32], Vec<[u8; 32]>> = HashMap::new();
+        let mut notes = Vec::new();
+        let mut copies = 0u64;
         for (fi, path) in files.iter().enumerate() {
-            for (offset, len, header) in scan_headers(path, &names[fi], magic, &key)? {
+            for (offset, len, header) in scan_headers(path, &names[fi], magic, &key, &mut notes)? {
                 let hash = sha256d(&header);
-                if index.contains_key(&hash) {
+                if let Some(first) = index.get(&hash) {
+                    // Core's importer skips a block it already has.
+                    copies += 1;
+                    if copies <= 10 {
+                        notes.push(format!(
+                            "{} at byte {offset}: a second copy of block {} (first at {} byte {}); ignored, \
+                             as Core ignores a block it already has",
+                            names[fi],
+                            display_hash(&hash),
+                            names[first.file],
+                            first.offset - 8
+                        ));
+                    }
                     continue;
                 }
                 let prev: [u8; 32] = header[4..36].try_into().expect("32 bytes");
@@ -598,6 +722,45 @@ impl CoreChain {
             chain.push(index[chain.last().expect("non-empty")].prev);
         }
         chain.reverse();
+        if copies > 10 {
+            notes.push(format!("{} more second copies of blocks ignored", copies - 10));
+        }
+        // Blocks whose parent never turned up (Core keeps them aside, unconnected), and forks
+        // with less work (Core stores them off its active chain): each kind noted once, at its
+        // first block in file order, with a count.
+        let first = |it: Box<dyn Iterator<Item = &[u8; 32]> + '_>| {
+            let mut n = 0u64;
+            let mut min: Option<(usize, u64, [u8; 32])> = None;
+            for h in it {
+                n += 1;
+                let l = &index[h];
+                if min.is_none_or(|m| (l.file, l.offset) < (m.0, m.1)) {
+                    min = Some((l.file, l.offset, *h));
+                }
+            }
+            min.map(|(f, o, h)| (n, format!("{} at byte {}", names[f], o - 8), display_hash(&h)))
+        };
+        let unlinked = index.keys().filter(|h| !total_work.contains_key(*h));
+        if let Some((n, at, hash)) =
+            (index.len() > total_work.len()).then(|| first(Box::new(unlinked))).flatten()
+        {
+            notes.push(format!(
+                "{at}: block {hash} does not descend from the genesis block (a parent is missing from the \
+                 directory; {n} such blocks in all); not replayed, as Core keeps such blocks aside"
+            ));
+        }
+        // The first blocks of the forks: children of a chain block other than the next one.
+        let fork_roots = chain.iter().enumerate().flat_map(|(i, h)| {
+            let next = chain.get(i + 1);
+            children.get(h).into_iter().flatten().filter(move |c| Some(*c) != next)
+        });
+        if let Some((_, at, hash)) = first(Box::new(fork_roots)) {
+            notes.push(format!(
+                "{at}: block {hash} starts a fork without the most work ({} blocks off the chain in \
+                 all); not replayed, as Core keeps them off its active chain",
+                total_work.len() - chain.len()
+            ));
+        }
         let blocks = chain
             .iter()
             .map(|h| {
@@ -606,7 +769,7 @@ impl CoreChain {
             })
             .collect();
         let fork_parents = children.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p).collect();
-        Ok(CoreChain { dir_name, key, files, names, blocks, fork_parents })
+        Ok(CoreChain { dir_name, key, files, names, blocks, fork_parents, notes })
     }
 
     /// Where block `b` was found, for messages.
@@ -691,7 +854,7 @@ pub fn corpus(dir: &Path, magic: [u8; 4]) -> Result<Source, SourceError> {
             };
         opened
     });
-    Ok(Source { kind: "corpus", name, total, blocks: Box::new(blocks) })
+    Ok(order::in_order("corpus", name, total, Box::new(blocks)))
 }
 
 fn dir_of(p: &Path) -> &Path {
@@ -704,6 +867,10 @@ pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Sour
     let chain = CoreChain::open(dir, magic, genesis)?;
     let total = Some(chain.blocks.len() as u64);
     let name = chain.dir_name.clone();
+    let notes = Notes::default();
+    for n in &chain.notes {
+        notes.push(n.clone());
+    }
     let mut open: Option<(usize, File)> = None;
     let mut next = 0usize;
     let blocks = std::iter::from_fn(move || {
@@ -719,7 +886,7 @@ pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Sour
         })();
         Some(read)
     });
-    Ok(Source { kind: "core-blocks", name, total, blocks: Box::new(blocks) })
+    Ok(Source { kind: "core-blocks", name, total, notes, blocks: Box::new(blocks) })
 }
 
 /// A hash in display order (byte-reversed hex), as block explorers and Core print it.
@@ -826,14 +993,52 @@ mod tests {
         xor_at(&mut file, 0, &key);
         let path = std::env::temp_dir().join(format!("fv-scan-{}.dat", std::process::id()));
         std::fs::write(&path, &file).unwrap();
-        let got = scan_headers(&path, "blk00000.dat", m, &key).unwrap();
+        let mut notes = Vec::new();
+        let got = scan_headers(&path, "blk00000.dat", m, &key, &mut notes).unwrap();
         assert_eq!(got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(0, 100), (111, 120)]);
         assert_eq!(&got[0].2[..], &a[..80]);
         assert_eq!(&got[1].2[..], &b[..80]);
-        // Cut inside the second record.
+        // Zero padding is not noted.
+        assert!(notes.is_empty(), "{notes:?}");
+        // Cut inside the second record: ignored, as Core's importer does, and noted.
         std::fs::write(&path, &file[..111 + 8 + 90]).unwrap();
-        let e = scan_headers(&path, "blk00000.dat", m, &key).unwrap_err().to_string();
-        assert_eq!(e, "blk00000.dat at byte 111: truncated block record: 90 of 120 bytes");
+        let got = scan_headers(&path, "blk00000.dat", m, &key, &mut notes).unwrap();
+        assert_eq!(got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(0, 100)]);
+        assert_eq!(
+            notes,
+            ["blk00000.dat at byte 111: a block record cut short by the end of the file (90 of 120 \
+              bytes); ignored, as Core's importer ignores it"]
+        );
+        // Garbage, a record of length 0 and one of 2 GiB before the second record: each passed
+        // over up to the next magic.
+        let mut data = record(m, &a);
+        data.extend_from_slice(b"garbage");
+        data.extend_from_slice(&m);
+        data.extend_from_slice(&0u32.to_le_bytes());
+        data.extend_from_slice(&m);
+        data.extend_from_slice(&0x8000_0000u32.to_le_bytes());
+        data.extend_from_slice(&record(m, &b));
+        data.extend_from_slice(&[0xff; 3]);
+        let mut file = data.clone();
+        xor_at(&mut file, 0, &key);
+        std::fs::write(&path, &file).unwrap();
+        notes.clear();
+        let got = scan_headers(&path, "blk00000.dat", m, &key, &mut notes).unwrap();
+        assert_eq!(got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(), [(0, 100), (131, 120)]);
+        assert_eq!(
+            notes,
+            [
+                "blk00000.dat at byte 108: 7 bytes that are not a block record skipped up to the next \
+                 magic, as Core's importer does",
+                "blk00000.dat at byte 115: record length 0 is shorter than a block header (80 bytes); \
+                 skipped, and the scan goes on after its magic, as Core's importer does",
+                "blk00000.dat at byte 123: record length 2147483648 is above 33554432 bytes, the most \
+                 Core reads as one block (MAX_SIZE); skipped, and the scan goes on after its magic, as \
+                 Core's importer does",
+                "blk00000.dat at byte 259: 3 bytes that are not a block record skipped up to the end of \
+                 the file, as Core's importer does",
+            ]
+        );
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -133,8 +133,12 @@ fn check_block(
 /// spend a coin), ``wall_s`` and ``inputs_per_s``, ``network``, ``resumed_from_height`` and
 /// ``error``: ``None``, or for an invalid block a dict with ``reason`` (Core's reject reason),
 /// ``height``, ``hash``, ``tx`` (``{"index", "txid"}`` or ``None``), ``input`` and
-/// ``message``; the state is then the one before that block. Unreadable sources and store
-/// failures raise ``fullverify.Error``.
+/// ``message``; the state is then the one before that block. ``notes``: what the source passed
+/// over instead of failing (a second copy of a block, a block on a fork with no more work than
+/// the chain), each with its file and byte offset. Unreadable sources (a record length outside
+/// 80 bytes to 32 MiB, a truncated record, bytes that are not a record, a block whose parent
+/// was not read before it) and store failures raise ``fullverify.Error`` with the message the
+/// ``replay`` binary prints, naming the file and byte offset.
 #[pyfunction]
 #[pyo3(signature = (source, *, network="mainnet", threads=0, dbcache_mb=450, stop_height=None, datadir=None, backend=None, muhash="final"))]
 #[allow(clippy::too_many_arguments)]
@@ -190,6 +194,7 @@ fn replay<'py>(
     d.set_item("wall_s", wall_s)?;
     d.set_item("inputs_per_s", if wall_s > 0.0 { o.totals.inputs as f64 / wall_s } else { 0.0 })?;
     d.set_item("resumed_from_height", o.resumed_from)?;
+    d.set_item("notes", &o.source.notes)?;
     match invalid {
         None => d.set_item("error", py.None())?,
         Some(e) => {
@@ -215,7 +220,7 @@ fn replay<'py>(
 }
 
 /// The text of a failure raised as `fullverify.Error` (without the command line's `error: `).
-fn failure_message(f: &Failure) -> String {
+pub(crate) fn failure_message(f: &Failure) -> String {
     match f {
         Failure::Usage(m) | Failure::Source(m) | Failure::Store(m) => m.clone(),
         Failure::Invalid { .. } | Failure::Mismatch(_) => f.to_string(),

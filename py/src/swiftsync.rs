@@ -38,7 +38,7 @@ fn sig_mode_arg(name: Option<&str>, backend: fullverify::Backend) -> PyResult<Si
 }
 
 fn failure_err(f: Failure) -> PyErr {
-    Error::new_err(f.to_string())
+    Error::new_err(crate::chain::failure_message(&f))
 }
 
 #[pymethods]

@@ -65,6 +65,10 @@ pub struct SourceStats {
     pub bytes_read: u64,
     /// SHA-256 of those bytes, block after block, hex.
     pub sha256: String,
+    /// What the source passed over instead of failing, with file and offset ([`Notes`]).
+    ///
+    /// [`Notes`]: crate::source::Notes
+    pub notes: Vec<String>,
 }
 
 /// The result of [`run_chain`].
@@ -116,6 +120,7 @@ impl ChainOutcome {
                 "blocks_read": self.source.blocks_read,
                 "bytes_read": self.source.bytes_read,
                 "sha256": self.source.sha256,
+                "notes": self.source.notes,
                 "resumed_from_height": self.resumed_from,
             }),
         );
@@ -407,7 +412,12 @@ pub fn run_chain(
         open,
         wall,
         resources: resources(wall),
-        source: SourceStats { blocks_read, bytes_read, sha256: hex::encode(digest.finalize()) },
+        source: SourceStats {
+            blocks_read,
+            bytes_read,
+            sha256: hex::encode(digest.finalize()),
+            notes: src.notes.lines(),
+        },
         crew: fullverify::crew::stats().since(&crew_before),
         failure,
         written,

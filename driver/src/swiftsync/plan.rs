@@ -197,7 +197,15 @@ impl SwiftPlan {
         Ok(SwiftPlan {
             network,
             blocks_dir: blocks_dir.map(Path::to_path_buf),
-            chain: CoreChain { dir_name, key, files, names, blocks, fork_parents: Default::default() },
+            chain: CoreChain {
+                dir_name,
+                key,
+                files,
+                names,
+                blocks,
+                fork_parents: Default::default(),
+                notes: Vec::new(),
+            },
             headers: HeaderChain::trusted(entries, params),
             header_error: None,
             index_time: Duration::ZERO,

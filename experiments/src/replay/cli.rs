@@ -195,7 +195,8 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     pub write_blocks: Option<PathBuf>,
 
-    /// No progress display and no summary (errors are still printed).
+    /// No progress display and no summary (errors, and notes of input the source skipped, are
+    /// still printed).
     #[arg(long)]
     pub quiet: bool,
 }

@@ -290,6 +290,10 @@ impl Run {
     fn chain_packet(&self, o: &ChainOutcome) -> Packet {
         let mut p = o.packet(&self.settings);
         self.stamp(&mut p);
+        // What the source passed over, even with --quiet: the run did not see all of its input.
+        for n in &o.source.notes {
+            eprintln!("note: {n}");
+        }
         if let Some(f) = &o.failure {
             eprintln!("{f}");
         }

@@ -290,8 +290,10 @@ def replay(
 
     Returns ``height``, ``tip``, ``utxo_count``, ``total_amount``, ``muhash`` (the state at
     the tip), ``blocks``, ``txs``, ``inputs``, ``wall_s``, ``inputs_per_s``, ``network``,
-    ``resumed_from_height`` and ``error`` (None, or the invalid block's ``reason``,
-    ``height``, ``hash``, ``tx``, ``input`` and ``message``).
+    ``resumed_from_height``, ``notes`` (what the source skipped, each with its file and byte
+    offset) and ``error`` (None, or the invalid block's ``reason``, ``height``, ``hash``,
+    ``tx``, ``input`` and ``message``). A source that cannot be read raises ``Error`` with the
+    ``replay`` binary's message, naming the file and byte offset.
     """
 
 @final

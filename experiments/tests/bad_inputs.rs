@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Every bad input to the block readers, end to end through the `replay` binary: what each
+//! reader does with record lengths outside what Core reads, blocks too large to be valid,
+//! truncated files, bytes between records, second copies of blocks, blocks whose parent is
+//! missing, forks, and a wrong `xor.dat`. Each case asserts the exit code, the message (with
+//! the file and byte offset where there is one) and, where the run goes on or stops after a
+//! valid block, the final state. The README's table of bad inputs lists the same cases.
+//!
+//! The chains are built here: regtest blocks whose coinbase pays the subsidy to `OP_TRUE`, so
+//! the state after height `h` is `h` coins of 50 BTC.
+
+use fullverify::chain::{check_proof_of_work, Network};
+use fullverify::encode::{Block, BlockHeader, OutPoint, Transaction, TxIn, TxOut};
+use fullverify::hash::{merkle_root, sha256d, witness_merkle_root};
+use fullverify::validation::bip34_height_push;
+use fullverify_experiments::chaingen::block_bytes;
+use fullverify_testkit::Scratch;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_replay");
+const MAGIC: [u8; 4] = [0xfa, 0xbf, 0xb5, 0xda];
+const COIN: i64 = 100_000_000;
+/// Core's `MAX_SIZE`: the largest record read as a block.
+const MAX_SIZE: u32 = 0x0200_0000;
+
+/// What a block carries besides its coinbase.
+#[derive(Clone, Copy, Default)]
+struct Extra {
+    /// Tells apart blocks at the same height (forks).
+    tag: u8,
+    /// Bytes of an extra coinbase output script (counts in the stripped size).
+    big_output: usize,
+    /// Bytes of the witness of a second transaction (counts in the weight only once).
+    big_witness: usize,
+}
+
+/// A mined regtest block at `height` on `prev`.
+fn mine(prev: [u8; 32], height: u32, extra: Extra) -> Vec<u8> {
+    let params = Network::Regtest.params();
+    let mut script_sig = bip34_height_push(height);
+    script_sig.extend_from_slice(&[1, extra.tag]);
+    let mut outputs = vec![TxOut { value: params.block_subsidy(height), script_pubkey: vec![0x51] }];
+    if extra.big_output > 0 {
+        outputs.push(TxOut { value: 0, script_pubkey: vec![0x6a; extra.big_output] });
+    }
+    let mut others = Vec::new();
+    if extra.big_witness > 0 {
+        others.push(Transaction {
+            version: 2,
+            inputs: vec![TxIn {
+                prevout: OutPoint { txid: [0x11; 32], vout: 0 },
+                script_sig: Vec::new(),
+                sequence: u32::MAX,
+                witness: vec![vec![0x5a; extra.big_witness]],
+            }],
+            outputs: vec![TxOut { value: 1, script_pubkey: vec![0x51] }],
+            lock_time: 0,
+        });
+    }
+    let mut wtxids = vec![[0u8; 32]];
+    wtxids.extend(others.iter().map(Transaction::wtxid));
+    let commitment = sha256d(&[witness_merkle_root(&wtxids).root, [0u8; 32]].concat());
+    let mut spk = vec![0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed];
+    spk.extend_from_slice(&commitment);
+    outputs.push(TxOut { value: 0, script_pubkey: spk });
+    let coinbase = Transaction {
+        version: 2,
+        inputs: vec![TxIn {
+            prevout: OutPoint::NULL,
+            script_sig,
+            sequence: u32::MAX,
+            witness: vec![vec![0; 32]],
+        }],
+        outputs,
+        lock_time: 0,
+    };
+    let txdata: Vec<Transaction> = std::iter::once(coinbase).chain(others).collect();
+    let txids: Vec<[u8; 32]> = txdata.iter().map(Transaction::txid).collect();
+    let mut header = BlockHeader {
+        version: 0x2000_0000,
+        prev_block: prev,
+        merkle_root: merkle_root(&txids).root,
+        time: params.genesis_block().header.time + height * 600,
+        bits: 0x207f_ffff,
+        nonce: 0,
+    };
+    while !check_proof_of_work(&header.block_hash(), header.bits, params) {
+        header.nonce += 1;
+    }
+    block_bytes(&Block { header, txdata })
+}
+
+fn hash(block: &[u8]) -> [u8; 32] {
+    sha256d(&block[..80])
+}
+
+/// A hash as Core prints it.
+fn shown(h: [u8; 32]) -> String {
+    let mut r = h;
+    r.reverse();
+    hex::encode(r)
+}
+
+/// The regtest genesis block and `n` blocks on it (index = height).
+fn chain(n: u32) -> Vec<Vec<u8>> {
+    let mut v = vec![block_bytes(&Network::Regtest.params().genesis_block())];
+    for h in 1..=n {
+        let prev = hash(&v[h as usize - 1]);
+        v.push(mine(prev, h, Extra::default()));
+    }
+    v
+}
+
+/// A record `magic | len | payload`.
+fn frame(payload: &[u8]) -> Vec<u8> {
+    [&MAGIC[..], &(payload.len() as u32).to_le_bytes(), payload].concat()
+}
+
+/// A record header stating `len`, with no payload.
+fn head(len: u32) -> Vec<u8> {
+    [&MAGIC[..], &len.to_le_bytes()].concat()
+}
+
+type Heights = std::ops::RangeInclusive<usize>;
+
+/// The records of the blocks of `c` at `heights`, one part each.
+fn frames(c: &[Vec<u8>], heights: Heights) -> Vec<Vec<u8>> {
+    heights.map(|i| frame(&c[i])).collect()
+}
+
+/// The records of `before`, then `mid`, then the records of `after`.
+fn with(c: &[Vec<u8>], before: Heights, mid: Vec<Vec<u8>>, after: Heights) -> Vec<Vec<u8>> {
+    [frames(c, before), mid, frames(c, after)].concat()
+}
+
+/// The bytes of `parts` and the offset at which each part starts.
+fn file(parts: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
+    let mut data = Vec::new();
+    let mut at = Vec::new();
+    for p in parts {
+        at.push(data.len() as u64);
+        data.extend_from_slice(p);
+    }
+    (data, at)
+}
+
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("fv-bad-inputs", name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// What a run of the binary gave: exit code, standard error and the packet, if written.
+struct Ran {
+    code: Option<i32>,
+    stderr: String,
+    packet: Option<Value>,
+}
+
+impl Ran {
+    /// The packet's chain height and coin count, which must be those of `height` coinbases.
+    fn assert_state(&self, height: u32, what: &str) {
+        let p = self.packet.as_ref().unwrap_or_else(|| panic!("{what}: no packet; {}", self.stderr));
+        assert_eq!(p["state"]["height"], height, "{what}: {}", self.stderr);
+        assert_eq!(p["state"]["utxo_count"], height, "{what}");
+        assert_eq!(p["state"]["total_amount"], i64::from(height) * 50 * COIN, "{what}");
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let p = self.packet.as_ref().expect("a packet");
+        p["source"]["notes"]
+            .as_array()
+            .expect("source.notes")
+            .iter()
+            .map(|n| n.as_str().unwrap().into())
+            .collect()
+    }
+}
+
+fn schema_validator() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/schema/replay.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+/// Runs `replay --source KIND PATH --network regtest`, its packet validated against the schema.
+fn replay(sc: &Scratch, tag: &str, kind: &str, path: &Path) -> Ran {
+    let json = sc.path(&format!("{tag}.json"));
+    let out = Command::new(BIN)
+        .args(["--source", kind, s(path), "--network", "regtest", "--threads", "2", "--quiet", "--json"])
+        .arg(&json)
+        .stdin(Stdio::null())
+        .output()
+        .expect("replay runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{tag}: replay panicked: {stderr}");
+    let packet: Option<Value> =
+        std::fs::read_to_string(&json).ok().map(|t| serde_json::from_str(&t).expect("packet is JSON"));
+    if let Some(p) = &packet {
+        let v = schema_validator();
+        let errors: Vec<String> = v.iter_errors(p).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{tag}: packet does not match the schema: {errors:?}");
+    }
+    Ran { code: out.status.code(), stderr, packet }
+}
+
+/// One bad input: the file's parts, then what must happen.
+struct Case {
+    name: &'static str,
+    parts: Vec<Vec<u8>>,
+    /// Exit code.
+    exit: i32,
+    /// A line of standard error (exit 1 or 3) or a note (exit 0), given the file's name in
+    /// messages and the offsets of the parts; `None` for a run that notes nothing.
+    message: Message,
+    /// The height of the state at the end.
+    height: u32,
+}
+
+/// What a case must print or note, from the file's name and the offsets of its parts.
+type Message = Box<dyn Fn(&str, &[u64]) -> Option<String>>;
+
+fn msg(f: impl Fn(&str, &[u64]) -> String + 'static) -> Message {
+    Box::new(move |file, at| Some(f(file, at)))
+}
+
+/// Checks one case run from `file` (the name messages use).
+fn check(case: &Case, ran: &Ran, file: &str, at: &[u64]) {
+    let what = case.name;
+    assert_eq!(ran.code, Some(case.exit), "{what}: {}", ran.stderr);
+    match ((case.message)(file, at), case.exit) {
+        (Some(m), 0) => {
+            let notes = ran.notes();
+            assert!(notes.contains(&m), "{what}: no note {m:?} in {notes:?}");
+            // Printed as well, with --quiet.
+            assert!(ran.stderr.contains(&format!("note: {m}\n")), "{what}: {}", ran.stderr);
+        }
+        (Some(m), _) => {
+            let line = ran.stderr.lines().find(|l| !l.starts_with("note: ")).unwrap_or("");
+            assert_eq!(line, m, "{what}");
+        }
+        (None, _) => assert_eq!(ran.notes(), Vec::<String>::new(), "{what}"),
+    }
+    ran.assert_state(case.height, what);
+}
+
+/// The blocks and defects the ordered readers (framed, corpus) meet: what each one does.
+fn ordered_cases(c: &[Vec<u8>], big: &[Vec<u8>; 2], fork: &[Vec<u8>], kind: &'static str) -> Vec<Case> {
+    let f = |range: Heights| frames(c, range);
+    let with = |before: Heights, mid: Vec<Vec<u8>>, after: Heights| with(c, before, mid, after);
+    let (h4, h5) = (shown(hash(&c[4])), shown(hash(&c[5])));
+    let (hf4, hf5, hf6) = (shown(hash(&fork[0])), shown(hash(&fork[1])), shown(hash(&fork[2])));
+    let (len8, big0, big1) = (c[8].len(), shown(hash(&big[0])), shown(hash(&big[1])));
+    vec![
+        Case {
+            name: "record length 0",
+            parts: with(0..=3, vec![head(0)], 4..=8),
+            exit: 3,
+            message: msg(|file, at| {
+                format!(
+                    "error: {file} at byte {}: record length 0 is shorter than a block header (80 bytes)",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "record length 79",
+            parts: with(0..=3, vec![[head(79), vec![1; 79]].concat()], 4..=8),
+            exit: 3,
+            message: msg(|file, at| {
+                format!(
+                    "error: {file} at byte {}: record length 79 is shorter than a block header (80 bytes)",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "record length 2 GiB",
+            parts: with(0..=3, vec![head(0x8000_0000)], 4..=8),
+            exit: 3,
+            message: msg(|file, at| {
+                format!(
+                    "error: {file} at byte {}: record length 2147483648 is above 33554432 bytes, the most Core \
+                     reads as one block (MAX_SIZE)",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "record length MAX_SIZE + 1",
+            parts: with(0..=3, vec![head(MAX_SIZE + 1), vec![0x5a; 100]], 4..=8),
+            exit: 3,
+            message: msg(|file, at| {
+                format!(
+                    "error: {file} at byte {}: record length 33554433 is above 33554432 bytes, the most Core \
+                     reads as one block (MAX_SIZE)",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "truncated last record",
+            parts: [f(0..=7), vec![frame(&c[8])[..8 + 100].to_vec()]].concat(),
+            exit: 3,
+            message: msg(move |file, at| {
+                format!("error: {file} at byte {}: truncated block record: 100 of {len8} bytes", at[8])
+            }),
+            height: 7,
+        },
+        Case {
+            name: "garbage between records",
+            parts: with(0..=3, vec![b"garbage!".to_vec()], 4..=8),
+            exit: 3,
+            message: msg(|file, at| {
+                format!("error: {file} at byte {}: expected network magic fabfb5da, found 67617262", at[4])
+            }),
+            height: 3,
+        },
+        Case {
+            name: "a second copy of a block",
+            parts: with(0..=4, vec![frame(&c[4])], 5..=8),
+            exit: 0,
+            message: msg({
+                let h4 = h4.clone();
+                move |file, at| {
+                    format!(
+                        "{file} at byte {}: a second copy of block {h4}; skipped, as Core skips a block it \
+                         already has",
+                        at[5]
+                    )
+                }
+            }),
+            height: 8,
+        },
+        Case {
+            name: "a block before its parent",
+            parts: [f(0..=3), vec![frame(&c[5]), frame(&c[4])], f(6..=8)].concat(),
+            exit: 3,
+            message: msg(move |file, at| {
+                format!(
+                    "error: {file} at byte {}: block {h5}: its parent {h4} is not among the blocks read before \
+                     it; a {kind} source must hold one chain in order (--source core-blocks rebuilds the order \
+                     from the headers)",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "a fork with less work",
+            parts: with(0..=6, vec![frame(&fork[0]), frame(&fork[1])], 7..=8),
+            exit: 0,
+            message: msg({
+                let hf5 = hf5.clone();
+                move |file, at| {
+                    format!(
+                    "{file} at byte {}: block {hf5} is on a fork from block {hf4} with no more work than the chain \
+                     read before it; skipped, as Core keeps such a block off its active chain",
+                        at[8]
+                    )
+                }
+            }),
+            height: 8,
+        },
+        Case {
+            name: "a fork that gains more work",
+            parts: with(0..=5, fork.iter().map(|b| frame(b)).collect(), 6..=8),
+            exit: 3,
+            message: msg(move |file, at| {
+                format!(
+                    "error: {file} at byte {}: block {hf6} takes a fork from block {hf5} past the work of the \
+                     chain read before it; a {kind} source must hold one chain in order (--source core-blocks \
+                     replays the most-work chain of a blocks directory)",
+                    at[8]
+                )
+            }),
+            height: 5,
+        },
+        Case {
+            name: "a block over 4,000,000 bytes, stripped size too",
+            parts: with(0..=3, vec![frame(&big[0])], 5..=8),
+            exit: 1,
+            message: msg(move |file, at| {
+                format!(
+                    "invalid block at height 4 ({big0}): bad-blk-length (source {file} at byte {})",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "a block over 4,000,000 bytes, witness",
+            parts: with(0..=3, vec![frame(&big[1])], 5..=8),
+            exit: 1,
+            message: msg(move |file, at| {
+                format!(
+                    "invalid block at height 4 ({big1}): bad-blk-weight (source {file} at byte {})",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+    ]
+}
+
+/// Blocks at height 4 on block 3 too large to be valid: one whose stripped size is over the
+/// limit (`bad-blk-length`), one whose witness takes the weight over it (`bad-blk-weight`).
+fn oversize(c: &[Vec<u8>]) -> [Vec<u8>; 2] {
+    let p = hash(&c[3]);
+    let a = mine(p, 4, Extra { big_output: 4_000_100, ..Extra::default() });
+    let b = mine(p, 4, Extra { big_witness: 4_000_100, ..Extra::default() });
+    for x in [&a, &b] {
+        assert!(x.len() > 4_000_000 && x.len() < 4_001_000, "{}", x.len());
+    }
+    [a, b]
+}
+
+/// A fork from block 3: heights 4', 5' and 6'.
+fn fork_from_3(c: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = Vec::new();
+    for h in 4..=6u32 {
+        let prev = v.last().map_or_else(|| hash(&c[3]), |b| hash(b));
+        v.push(mine(prev, h, Extra { tag: 7, ..Extra::default() }));
+    }
+    v
+}
+
+#[test]
+fn framed_file_bad_inputs() {
+    let c = chain(8);
+    let (big, fork) = (oversize(&c), fork_from_3(&c));
+    let sc = scratch("framed");
+    for (i, case) in ordered_cases(&c, &big, &fork, "framed").iter().enumerate() {
+        let (data, at) = file(&case.parts);
+        let name = format!("case{i}.blk");
+        let path = sc.path(&name);
+        std::fs::write(&path, data).unwrap();
+        let ran = replay(&sc, &format!("case{i}"), "framed", &path);
+        check(case, &ran, &name, &at);
+    }
+    // The whole chain, untouched: every block connects and nothing is noted.
+    let (data, _) = file(&c.iter().map(|b| frame(b)).collect::<Vec<_>>());
+    std::fs::write(sc.path("good.blk"), data).unwrap();
+    let ran = replay(&sc, "good", "framed", &sc.path("good.blk"));
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(ran.notes(), Vec::<String>::new());
+    ran.assert_state(8, "good");
+}
+
+#[test]
+fn corpus_bad_inputs() {
+    let c = chain(8);
+    let (big, fork) = (oversize(&c), fork_from_3(&c));
+    let sc = scratch("corpus");
+    for (i, case) in ordered_cases(&c, &big, &fork, "corpus").iter().enumerate() {
+        let (data, at) = file(&case.parts);
+        let dir = sc.path(&format!("corpus{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("blk00000.dat"), data).unwrap();
+        let ran = replay(&sc, &format!("case{i}"), "corpus", &dir);
+        check(case, &ran, &format!("corpus{i}/blk00000.dat"), &at);
+    }
+}
+
+/// A hex file (one block per line) meets the same chain-order rules as a framed one; offsets
+/// are those of its lines.
+#[test]
+fn hex_file_bad_inputs() {
+    let c = chain(8);
+    let fork = fork_from_3(&c);
+    let line = |b: &[u8]| format!("{}\n", hex::encode(b)).into_bytes();
+    let lines = |heights: Heights| heights.map(|i| line(&c[i])).collect::<Vec<_>>();
+    let (h4, h5) = (shown(hash(&c[4])), shown(hash(&c[5])));
+    let (hf5, hf6) = (shown(hash(&fork[1])), shown(hash(&fork[2])));
+    let cases = [
+        Case {
+            name: "a second copy of a block",
+            parts: [lines(0..=4), lines(4..=8)].concat(),
+            exit: 0,
+            message: msg({
+                let h4 = h4.clone();
+                move |file, at| {
+                    format!(
+                        "{file} at byte {}: a second copy of block {h4}; skipped, as Core skips a block it \
+                         already has",
+                        at[5]
+                    )
+                }
+            }),
+            height: 8,
+        },
+        Case {
+            name: "a block before its parent",
+            parts: [lines(0..=3), lines(5..=5), lines(4..=4), lines(6..=8)].concat(),
+            exit: 3,
+            message: msg(move |file, at| {
+                format!(
+                    "error: {file} at byte {}: block {h5}: its parent {h4} is not among the blocks read before \
+                     it; a hex source must hold one chain in order (--source core-blocks rebuilds the order \
+                     from the headers)",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+        Case {
+            name: "a fork that gains more work",
+            parts: [lines(0..=5), fork.iter().map(|b| line(b)).collect(), lines(6..=8)].concat(),
+            exit: 3,
+            message: msg(move |file, at| {
+                format!(
+                    "error: {file} at byte {}: block {hf6} takes a fork from block {hf5} past the work of the \
+                     chain read before it; a hex source must hold one chain in order (--source core-blocks \
+                     replays the most-work chain of a blocks directory)",
+                    at[8]
+                )
+            }),
+            height: 5,
+        },
+        Case {
+            name: "a line shorter than a header",
+            parts: [lines(0..=3), vec![line(&c[4][..40])], lines(4..=8)].concat(),
+            exit: 3,
+            message: msg(|file, at| {
+                format!("error: {file} at byte {}: 40 bytes is too short for a block", at[4])
+            }),
+            height: 3,
+        },
+    ];
+    let sc = scratch("hex");
+    for (i, case) in cases.iter().enumerate() {
+        let (data, at) = file(&case.parts);
+        let name = format!("case{i}.hex");
+        let path = sc.path(&name);
+        std::fs::write(&path, data).unwrap();
+        let ran = replay(&sc, &format!("case{i}"), "hex", &path);
+        check(case, &ran, &name, &at);
+    }
+}
+
+/// XORs `data`, which starts at byte 0 of its file, with `key`.
+fn xored(mut data: Vec<u8>, key: &[u8; 8]) -> Vec<u8> {
+    for (i, b) in data.iter_mut().enumerate() {
+        *b ^= key[i % 8];
+    }
+    data
+}
+
+const KEY: [u8; 8] = [0x3c, 0x91, 0x07, 0xe2, 0x55, 0xaa, 0x18, 0x6f];
+
+/// A blocks directory `name` holding `blk00000.dat` (obfuscated with [`KEY`]) and `xor.dat`.
+fn blocks_dir(sc: &Scratch, name: &str, data: Vec<u8>) -> PathBuf {
+    let dir = sc.path(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("blk00000.dat"), xored(data, &KEY)).unwrap();
+    std::fs::write(dir.join("xor.dat"), KEY).unwrap();
+    dir
+}
+
+#[test]
+fn core_blocks_dir_bad_inputs() {
+    let c = chain(8);
+    let (big, fork) = (oversize(&c), fork_from_3(&c));
+    let f = |range: Heights| frames(&c, range);
+    let with = |before: Heights, mid: Vec<Vec<u8>>, after: Heights| with(&c, before, mid, after);
+    let (h4, hf4, len8) = (shown(hash(&c[4])), shown(hash(&fork[0])), c[8].len());
+    // A block whose parent is in no file: 5' on a 4' that is missing.
+    let orphan = shown(hash(&fork[1]));
+    let big0 = shown(hash(&big[0]));
+    let cases = vec![
+        Case {
+            name: "garbage between records",
+            parts: with(0..=3, vec![b"garbage!".to_vec()], 4..=8),
+            exit: 0,
+            message: msg(|file, at| {
+                format!(
+                    "{file} at byte {}: 8 bytes that are not a block record skipped up to the next magic, as Core's \
+                     importer does",
+                    at[4]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "zero bytes between records (padding)",
+            parts: with(0..=3, vec![vec![0; 4096]], 4..=8),
+            exit: 0,
+            message: Box::new(|_, _| None),
+            height: 8,
+        },
+        Case {
+            name: "record length 0",
+            parts: with(0..=3, vec![head(0)], 4..=8),
+            exit: 0,
+            message: msg(|file, at| {
+                format!(
+                    "{file} at byte {}: record length 0 is shorter than a block header (80 bytes); skipped, and the \
+                     scan goes on after its magic, as Core's importer does",
+                    at[4]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "record length 2 GiB",
+            parts: with(0..=3, vec![head(0x8000_0000)], 4..=8),
+            exit: 0,
+            message: msg(|file, at| {
+                format!(
+                    "{file} at byte {}: record length 2147483648 is above 33554432 bytes, the most Core reads as one \
+                     block (MAX_SIZE); skipped, and the scan goes on after its magic, as Core's importer does",
+                    at[4]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "truncated last record",
+            parts: [f(0..=7), vec![frame(&c[8])[..8 + 100].to_vec()]].concat(),
+            exit: 0,
+            message: msg(move |file, at| {
+                format!(
+                    "{file} at byte {}: a block record cut short by the end of the file (100 of {len8} bytes); \
+                     ignored, as Core's importer ignores it",
+                    at[8]
+                )
+            }),
+            height: 7,
+        },
+        Case {
+            name: "truncated record header",
+            parts: [f(0..=8), vec![MAGIC[..].to_vec(), vec![1, 2]]].concat(),
+            exit: 0,
+            message: msg(|file, at| {
+                format!(
+                    "{file} at byte {}: a record header cut short by the end of the file (6 of 8 bytes); ignored, as \
+                     Core's importer ignores it",
+                    at[9]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "a second copy of a block",
+            parts: [f(0..=8), vec![frame(&c[4])]].concat(),
+            exit: 0,
+            message: msg(move |file, at| {
+                format!(
+                    "{file} at byte {}: a second copy of block {h4} (first at {file} byte {}); ignored, \
+                     as Core ignores a block it already has",
+                    at[9], at[4]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "blocks out of order (kept aside until the parent comes)",
+            parts: [f(0..=3), f(8..=8), f(6..=7), f(5..=5), f(4..=4)].concat(),
+            exit: 0,
+            message: Box::new(|_, _| None),
+            height: 8,
+        },
+        Case {
+            name: "a block whose parent is not in the directory",
+            parts: [f(0..=8), vec![frame(&fork[1])]].concat(),
+            exit: 0,
+            message: msg(move |file, at| {
+                format!(
+                    "{file} at byte {}: block {orphan} does not descend from the genesis block (a parent is missing \
+                     from the directory; 1 such blocks in all); not replayed, as Core keeps such \
+                     blocks aside",
+                    at[9]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "a fork with less work",
+            parts: [f(0..=8), fork[..2].iter().map(|b| frame(b)).collect()].concat(),
+            exit: 0,
+            message: msg(move |file, at| {
+                format!(
+                    "{file} at byte {}: block {hf4} starts a fork without the most work (2 blocks off the \
+                     chain in all); not replayed, as Core keeps them off its active chain",
+                    at[9]
+                )
+            }),
+            height: 8,
+        },
+        Case {
+            name: "a block over 4,000,000 bytes on the most-work chain",
+            parts: with(0..=3, vec![frame(&big[0])], 5..=8),
+            exit: 1,
+            message: msg(move |file, at| {
+                format!(
+                    "invalid block at height 4 ({big0}): bad-blk-length (source {file} at byte {})",
+                    at[4]
+                )
+            }),
+            height: 3,
+        },
+    ];
+    let sc = scratch("coredir");
+    for (i, case) in cases.iter().enumerate() {
+        let (data, at) = file(&case.parts);
+        let name = format!("blocks{i}");
+        let dir = blocks_dir(&sc, &name, data);
+        let ran = replay(&sc, &name, "core-blocks", &dir);
+        check(case, &ran, &format!("{name}/blk00000.dat"), &at);
+    }
+}
+
+/// `xor.dat` must hold the 8-byte key: any other size is refused before a block is read (Core
+/// reads exactly 8 bytes from it and stops at start-up when there are fewer).
+#[test]
+fn wrong_xor_dat_size_is_refused() {
+    let c = chain(3);
+    let (data, _) = file(&c.iter().map(|b| frame(b)).collect::<Vec<_>>());
+    let sc = scratch("xor");
+    for n in [0usize, 7, 9] {
+        let dir = blocks_dir(&sc, &format!("blocks{n}"), data.clone());
+        std::fs::write(dir.join("xor.dat"), &KEY.repeat(2)[..n]).unwrap();
+        let ran = replay(&sc, &format!("xor{n}"), "core-blocks", &dir);
+        assert_eq!(ran.code, Some(3), "{n}: {}", ran.stderr);
+        assert_eq!(
+            ran.stderr.trim_end(),
+            format!("error: blocks{n}/xor.dat at byte 0: {n} bytes, expected an 8-byte key"),
+            "{n}"
+        );
+        assert!(ran.packet.is_none(), "{n}: a run refused before it starts writes no packet");
+    }
+}
