@@ -70,6 +70,9 @@ if [ -f experiments/src/bin/conformance.rs ]; then
   fi
 fi
 
+step "aarch64 under qemu-user: core tests (a subset), conformance, the Python module (scripts/aarch64)"
+bash scripts/aarch64
+
 step "experiments: smoke runs into a scratch results folder"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
