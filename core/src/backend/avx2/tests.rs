@@ -7,6 +7,7 @@
 use super::field::{Fe10x26x8, MulSqr, P_LIMBS};
 use super::lanes::{Emulated, EmulatedHalf, LaneOps, Lanes};
 use crate::backend::portable::field::Fe5x52;
+#[cfg(target_arch = "x86_64")]
 use crate::backend::BackendKind;
 use fullverify_testkit::{test_iters, test_seed, SplitMix64};
 use num_bigint::BigUint;

@@ -6,6 +6,7 @@
 use super::field::Fe5x52x8;
 use super::lanes::{Emulated, Lanes};
 use crate::backend::portable::field::Fe5x52;
+#[cfg(target_arch = "x86_64")]
 use crate::backend::BackendKind;
 use crate::muhash::Num3072;
 use fullverify_testkit::{test_iters, test_seed, SplitMix64};

@@ -306,6 +306,7 @@ type NamedEngine = (&'static str, Box<dyn Fn(&[Ecmult8Input; 8]) -> Ecmult8Outpu
 
 /// The engines this machine can run on registers, behind their tokens.
 fn register_engines() -> Vec<NamedEngine> {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut out: Vec<NamedEngine> = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
