@@ -575,6 +575,19 @@ fn assumevalid_is_recorded() {
     assert_eq!(p["state"]["height"], 438);
 }
 
+/// The `small` chaingen corpus, generated once for this test binary: the tests that use it run
+/// in parallel, and two generating it into the same folder at once fail.
+fn small_corpus() -> PathBuf {
+    use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
+    static CORPUS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CORPUS
+        .get_or_init(|| {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
+            ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).unwrap().0
+        })
+        .clone()
+}
+
 /// `strace`, or `None` with a line saying the test skips (the test command installs it).
 fn strace() -> Option<&'static str> {
     let ok = Command::new("strace").arg("-V").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
@@ -586,10 +599,8 @@ fn strace() -> Option<&'static str> {
 
 #[test]
 fn a_kill_inside_a_flush_resumes_to_the_same_state() {
-    use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
     let Some(strace) = strace() else { return };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
-    let corpus = ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).unwrap().0;
+    let corpus = small_corpus();
     let sc = scratch("kill-in-flush");
     // A cache of 1 MiB: about thirty flushes of thousands of coins each, every one written in
     // many write calls (the store's journal, then its segments from background threads).
@@ -688,9 +699,7 @@ impl Drop for Tmpfs {
 
 #[test]
 fn a_full_or_read_only_datadir_stops_with_exit_3_and_resumes_to_the_same_state() {
-    use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
-    let corpus = ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).unwrap().0;
+    let corpus = small_corpus();
     let sc = scratch("storage");
     let base = ["--source", "corpus", s(&corpus), "--network", "regtest", "--dbcache", "1"];
     let clean = ok_packet(&sc, "clean", &base);
