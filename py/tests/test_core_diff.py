@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_mutated_blocks_get_cores_verdicts(tmp_path: Path) -> None:
     if importlib.util.find_spec("pbk") is None:
         pytest.skip("SKIP core-diff: no pbk wheel (libbitcoinkernel) for this Python")
-    n = 80
+    n = 4 * 27  # four blocks of each class
     r = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "core-diff"), "--mutations", str(n), "--seed", "3",
          "--out", str(tmp_path)],
