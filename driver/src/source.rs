@@ -98,7 +98,7 @@ impl Notes {
 pub struct Origin {
     /// File name as given (or relative to the blocks directory).
     pub file: String,
-    /// Byte offset of the record (its magic) or the line number for hex sources.
+    /// Byte offset of the record (its magic), or of the line for hex sources.
     pub offset: u64,
     /// `true` when `offset` counts bytes of the decompressed stream.
     pub decompressed: bool,
@@ -375,9 +375,14 @@ impl<R: Read> FramedReader<R> {
             self.done = true;
             return Err(self.corrupt(start, why));
         }
-        let mut block = vec![0u8; len as usize];
-        let got = self.read_into(&mut block)?;
-        if got < block.len() {
+        // The body as it arrives: a length field is not trusted with an allocation before the
+        // bytes are there (a 32 MiB field in a short file costs 32 MiB otherwise).
+        let mut block = Vec::with_capacity((len as usize).min(1 << 20));
+        let got = (&mut self.inner).take(u64::from(len)).read_to_end(&mut block).map_err(|error| {
+            SourceError::Io { path: format!("{} (near byte {})", self.file, self.pos), error }
+        })?;
+        self.pos += got as u64;
+        if got < len as usize {
             self.done = true;
             return Err(self.corrupt(start, format!("truncated block record: {got} of {len} bytes")));
         }
@@ -495,7 +500,18 @@ fn scan_headers(
 ) -> Result<Vec<(u64, u32, [u8; 80])>, SourceError> {
     let f = File::open(path).map_err(io_err(name))?;
     let file_len = f.metadata().map_err(io_err(name))?.len();
-    let mut r = BufReader::with_capacity(1 << 16, f);
+    scan_block_file(&mut BufReader::with_capacity(1 << 16, f), file_len, name, magic, key, notes)
+}
+
+/// [`scan_headers`] over any seekable reader of `file_len` bytes (`name` is used in messages).
+pub fn scan_block_file<R: Read + Seek>(
+    r: &mut BufReader<R>,
+    file_len: u64,
+    name: &str,
+    magic: [u8; 4],
+    key: &[u8; 8],
+    notes: &mut Vec<String>,
+) -> Result<Vec<(u64, u32, [u8; 80])>, SourceError> {
     let at = |offset: u64| Origin { file: name.to_string(), offset, decompressed: false };
     let mut out = Vec::new();
     // `pos`: the next byte `r` reads. Bytes from `gap` on belong to no record; `nonzero` is the
