@@ -224,8 +224,59 @@ struct Case {
 /// What a case must print or note, from the file's name and the offsets of its parts.
 type Message = Box<dyn Fn(&str, &[u64]) -> Option<String>>;
 
-fn msg(f: impl Fn(&str, &[u64]) -> String + 'static) -> Message {
-    Box::new(move |file, at| Some(f(file, at)))
+/// A case: the file's parts, the exit code, the message and the height at the end.
+fn case(name: &'static str, parts: Vec<Vec<u8>>, exit: i32, message: Message, height: u32) -> Case {
+    Case { name, parts, exit, message, height }
+}
+
+/// No message: a run that notes nothing.
+fn quiet() -> Message {
+    Box::new(|_, _| None)
+}
+
+/// A note about part `i`: `FILE at byte N: text`.
+fn note_at(i: usize, text: String) -> Message {
+    Box::new(move |file, at| Some(format!("{file} at byte {}: {text}", at[i])))
+}
+
+/// An error about part `i`: `error: FILE at byte N: text`.
+fn error_at(i: usize, text: String) -> Message {
+    Box::new(move |file, at| Some(format!("error: {file} at byte {}: {text}", at[i])))
+}
+
+/// Block `hash` (height 4, part 4) rejected by validation with `reason`.
+fn invalid_at_4(hash: &str, reason: &'static str) -> Message {
+    let hash = hash.to_string();
+    Box::new(move |file, at| {
+        Some(format!("invalid block at height 4 ({hash}): {reason} (source {file} at byte {})", at[4]))
+    })
+}
+
+/// Why a record length is not read as a block.
+fn unreadable(len: u32) -> String {
+    if len < 80 {
+        format!("record length {len} is shorter than a block header (80 bytes)")
+    } else {
+        format!("record length {len} is above 33554432 bytes, the most Core reads as one block (MAX_SIZE)")
+    }
+}
+
+fn second_copy(h: &str) -> String {
+    format!("a second copy of block {h}; skipped, as Core skips a block it already has")
+}
+
+fn before_parent(h: &str, parent: &str, kind: &str) -> String {
+    format!(
+        "block {h}: its parent {parent} is not among the blocks read before it; a {kind} source must hold one \
+         chain in order (--source core-blocks rebuilds the order from the headers)"
+    )
+}
+
+fn fork_past_work(h: &str, from: &str, kind: &str) -> String {
+    format!(
+        "block {h} takes a fork from block {from} past the work of the chain read before it; a {kind} source \
+         must hold one chain in order (--source core-blocks replays the most-work chain of a blocks directory)"
+    )
 }
 
 /// Checks one case run from `file` (the name messages use).
@@ -248,6 +299,17 @@ fn check(case: &Case, ran: &Ran, file: &str, at: &[u64]) {
     ran.assert_state(case.height, what);
 }
 
+/// Writes each case's file with `write` (case number, bytes → the path to replay and the name
+/// messages give the file), replays it with `--source kind` and checks the outcome.
+fn run_cases(sc: &Scratch, kind: &str, cases: &[Case], write: impl Fn(usize, Vec<u8>) -> (PathBuf, String)) {
+    for (i, case) in cases.iter().enumerate() {
+        let (data, at) = file(&case.parts);
+        let (path, name) = write(i, data);
+        let ran = replay(sc, &format!("case{i}"), kind, &path);
+        check(case, &ran, &name, &at);
+    }
+}
+
 /// The blocks and defects the ordered readers (framed, corpus) meet: what each one does.
 fn ordered_cases(c: &[Vec<u8>], big: &[Vec<u8>; 2], fork: &[Vec<u8>], kind: &'static str) -> Vec<Case> {
     let f = |range: Heights| frames(c, range);
@@ -256,158 +318,84 @@ fn ordered_cases(c: &[Vec<u8>], big: &[Vec<u8>; 2], fork: &[Vec<u8>], kind: &'st
     let (hf4, hf5, hf6) = (shown(hash(&fork[0])), shown(hash(&fork[1])), shown(hash(&fork[2])));
     let (len8, big0, big1) = (c[8].len(), shown(hash(&big[0])), shown(hash(&big[1])));
     vec![
-        Case {
-            name: "record length 0",
-            parts: with(0..=3, vec![head(0)], 4..=8),
-            exit: 3,
-            message: msg(|file, at| {
+        case("record length 0", with(0..=3, vec![head(0)], 4..=8), 3, error_at(4, unreadable(0)), 3),
+        case(
+            "record length 79",
+            with(0..=3, vec![[head(79), vec![1; 79]].concat()], 4..=8),
+            3,
+            error_at(4, unreadable(79)),
+            3,
+        ),
+        case(
+            "record length 2 GiB",
+            with(0..=3, vec![head(0x8000_0000)], 4..=8),
+            3,
+            error_at(4, unreadable(0x8000_0000)),
+            3,
+        ),
+        case(
+            "record length MAX_SIZE + 1",
+            with(0..=3, vec![head(MAX_SIZE + 1), vec![0x5a; 100]], 4..=8),
+            3,
+            error_at(4, unreadable(MAX_SIZE + 1)),
+            3,
+        ),
+        case(
+            "truncated last record",
+            [f(0..=7), vec![frame(&c[8])[..8 + 100].to_vec()]].concat(),
+            3,
+            error_at(8, format!("truncated block record: 100 of {len8} bytes")),
+            7,
+        ),
+        case(
+            "garbage between records",
+            with(0..=3, vec![b"garbage!".to_vec()], 4..=8),
+            3,
+            error_at(4, "expected network magic fabfb5da, found 67617262".into()),
+            3,
+        ),
+        case("a second copy of a block", with(0..=4, vec![frame(&c[4])], 5..=8), 0, note_at(5, second_copy(&h4)), 8),
+        case(
+            "a block before its parent",
+            [f(0..=3), vec![frame(&c[5]), frame(&c[4])], f(6..=8)].concat(),
+            3,
+            error_at(4, before_parent(&h5, &h4, kind)),
+            3,
+        ),
+        case(
+            "a fork with less work",
+            with(0..=6, vec![frame(&fork[0]), frame(&fork[1])], 7..=8),
+            0,
+            note_at(
+                8,
                 format!(
-                    "error: {file} at byte {}: record length 0 is shorter than a block header (80 bytes)",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "record length 79",
-            parts: with(0..=3, vec![[head(79), vec![1; 79]].concat()], 4..=8),
-            exit: 3,
-            message: msg(|file, at| {
-                format!(
-                    "error: {file} at byte {}: record length 79 is shorter than a block header (80 bytes)",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "record length 2 GiB",
-            parts: with(0..=3, vec![head(0x8000_0000)], 4..=8),
-            exit: 3,
-            message: msg(|file, at| {
-                format!(
-                    "error: {file} at byte {}: record length 2147483648 is above 33554432 bytes, the most Core \
-                     reads as one block (MAX_SIZE)",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "record length MAX_SIZE + 1",
-            parts: with(0..=3, vec![head(MAX_SIZE + 1), vec![0x5a; 100]], 4..=8),
-            exit: 3,
-            message: msg(|file, at| {
-                format!(
-                    "error: {file} at byte {}: record length 33554433 is above 33554432 bytes, the most Core \
-                     reads as one block (MAX_SIZE)",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "truncated last record",
-            parts: [f(0..=7), vec![frame(&c[8])[..8 + 100].to_vec()]].concat(),
-            exit: 3,
-            message: msg(move |file, at| {
-                format!("error: {file} at byte {}: truncated block record: 100 of {len8} bytes", at[8])
-            }),
-            height: 7,
-        },
-        Case {
-            name: "garbage between records",
-            parts: with(0..=3, vec![b"garbage!".to_vec()], 4..=8),
-            exit: 3,
-            message: msg(|file, at| {
-                format!("error: {file} at byte {}: expected network magic fabfb5da, found 67617262", at[4])
-            }),
-            height: 3,
-        },
-        Case {
-            name: "a second copy of a block",
-            parts: with(0..=4, vec![frame(&c[4])], 5..=8),
-            exit: 0,
-            message: msg({
-                let h4 = h4.clone();
-                move |file, at| {
-                    format!(
-                        "{file} at byte {}: a second copy of block {h4}; skipped, as Core skips a block it \
-                         already has",
-                        at[5]
-                    )
-                }
-            }),
-            height: 8,
-        },
-        Case {
-            name: "a block before its parent",
-            parts: [f(0..=3), vec![frame(&c[5]), frame(&c[4])], f(6..=8)].concat(),
-            exit: 3,
-            message: msg(move |file, at| {
-                format!(
-                    "error: {file} at byte {}: block {h5}: its parent {h4} is not among the blocks read before \
-                     it; a {kind} source must hold one chain in order (--source core-blocks rebuilds the order \
-                     from the headers)",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "a fork with less work",
-            parts: with(0..=6, vec![frame(&fork[0]), frame(&fork[1])], 7..=8),
-            exit: 0,
-            message: msg({
-                let hf5 = hf5.clone();
-                move |file, at| {
-                    format!(
-                    "{file} at byte {}: block {hf5} is on a fork from block {hf4} with no more work than the chain \
-                     read before it; skipped, as Core keeps such a block off its active chain",
-                        at[8]
-                    )
-                }
-            }),
-            height: 8,
-        },
-        Case {
-            name: "a fork that gains more work",
-            parts: with(0..=5, fork.iter().map(|b| frame(b)).collect(), 6..=8),
-            exit: 3,
-            message: msg(move |file, at| {
-                format!(
-                    "error: {file} at byte {}: block {hf6} takes a fork from block {hf5} past the work of the \
-                     chain read before it; a {kind} source must hold one chain in order (--source core-blocks \
-                     replays the most-work chain of a blocks directory)",
-                    at[8]
-                )
-            }),
-            height: 5,
-        },
-        Case {
-            name: "a block over 4,000,000 bytes, stripped size too",
-            parts: with(0..=3, vec![frame(&big[0])], 5..=8),
-            exit: 1,
-            message: msg(move |file, at| {
-                format!(
-                    "invalid block at height 4 ({big0}): bad-blk-length (source {file} at byte {})",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "a block over 4,000,000 bytes, witness",
-            parts: with(0..=3, vec![frame(&big[1])], 5..=8),
-            exit: 1,
-            message: msg(move |file, at| {
-                format!(
-                    "invalid block at height 4 ({big1}): bad-blk-weight (source {file} at byte {})",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
+                    "block {hf5} is on a fork from block {hf4} with no more work than the chain read before it; \
+                     skipped, as Core keeps such a block off its active chain"
+                ),
+            ),
+            8,
+        ),
+        case(
+            "a fork that gains more work",
+            with(0..=5, fork.iter().map(|b| frame(b)).collect(), 6..=8),
+            3,
+            error_at(8, fork_past_work(&hf6, &hf5, kind)),
+            5,
+        ),
+        case(
+            "a block over 4,000,000 bytes, stripped size too",
+            with(0..=3, vec![frame(&big[0])], 5..=8),
+            1,
+            invalid_at_4(&big0, "bad-blk-length"),
+            3,
+        ),
+        case(
+            "a block over 4,000,000 bytes, witness",
+            with(0..=3, vec![frame(&big[1])], 5..=8),
+            1,
+            invalid_at_4(&big1, "bad-blk-weight"),
+            3,
+        ),
     ]
 }
 
@@ -438,14 +426,11 @@ fn framed_file_bad_inputs() {
     let c = chain(8);
     let (big, fork) = (oversize(&c), fork_from_3(&c));
     let sc = scratch("framed");
-    for (i, case) in ordered_cases(&c, &big, &fork, "framed").iter().enumerate() {
-        let (data, at) = file(&case.parts);
+    run_cases(&sc, "framed", &ordered_cases(&c, &big, &fork, "framed"), |i, data| {
         let name = format!("case{i}.blk");
-        let path = sc.path(&name);
-        std::fs::write(&path, data).unwrap();
-        let ran = replay(&sc, &format!("case{i}"), "framed", &path);
-        check(case, &ran, &name, &at);
-    }
+        std::fs::write(sc.path(&name), data).unwrap();
+        (sc.path(&name), name)
+    });
     // The whole chain, untouched: every block connects and nothing is noted.
     let (data, _) = file(&c.iter().map(|b| frame(b)).collect::<Vec<_>>());
     std::fs::write(sc.path("good.blk"), data).unwrap();
@@ -460,14 +445,12 @@ fn corpus_bad_inputs() {
     let c = chain(8);
     let (big, fork) = (oversize(&c), fork_from_3(&c));
     let sc = scratch("corpus");
-    for (i, case) in ordered_cases(&c, &big, &fork, "corpus").iter().enumerate() {
-        let (data, at) = file(&case.parts);
+    run_cases(&sc, "corpus", &ordered_cases(&c, &big, &fork, "corpus"), |i, data| {
         let dir = sc.path(&format!("corpus{i}"));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("blk00000.dat"), data).unwrap();
-        let ran = replay(&sc, &format!("case{i}"), "corpus", &dir);
-        check(case, &ran, &format!("corpus{i}/blk00000.dat"), &at);
-    }
+        (dir, format!("corpus{i}/blk00000.dat"))
+    });
 }
 
 /// A hex file (one block per line) meets the same chain-order rules as a framed one; offsets
@@ -481,69 +464,41 @@ fn hex_file_bad_inputs() {
     let (h4, h5) = (shown(hash(&c[4])), shown(hash(&c[5])));
     let (hf5, hf6) = (shown(hash(&fork[1])), shown(hash(&fork[2])));
     let cases = [
-        Case {
-            name: "a second copy of a block",
-            parts: [lines(0..=4), lines(4..=8)].concat(),
-            exit: 0,
-            message: msg({
-                let h4 = h4.clone();
-                move |file, at| {
-                    format!(
-                        "{file} at byte {}: a second copy of block {h4}; skipped, as Core skips a block it \
-                         already has",
-                        at[5]
-                    )
-                }
-            }),
-            height: 8,
-        },
-        Case {
-            name: "a block before its parent",
-            parts: [lines(0..=3), lines(5..=5), lines(4..=4), lines(6..=8)].concat(),
-            exit: 3,
-            message: msg(move |file, at| {
-                format!(
-                    "error: {file} at byte {}: block {h5}: its parent {h4} is not among the blocks read before \
-                     it; a hex source must hold one chain in order (--source core-blocks rebuilds the order \
-                     from the headers)",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
-        Case {
-            name: "a fork that gains more work",
-            parts: [lines(0..=5), fork.iter().map(|b| line(b)).collect(), lines(6..=8)].concat(),
-            exit: 3,
-            message: msg(move |file, at| {
-                format!(
-                    "error: {file} at byte {}: block {hf6} takes a fork from block {hf5} past the work of the \
-                     chain read before it; a hex source must hold one chain in order (--source core-blocks \
-                     replays the most-work chain of a blocks directory)",
-                    at[8]
-                )
-            }),
-            height: 5,
-        },
-        Case {
-            name: "a line shorter than a header",
-            parts: [lines(0..=3), vec![line(&c[4][..40])], lines(4..=8)].concat(),
-            exit: 3,
-            message: msg(|file, at| {
-                format!("error: {file} at byte {}: 40 bytes is too short for a block", at[4])
-            }),
-            height: 3,
-        },
+        case(
+            "a second copy of a block",
+            [lines(0..=4), lines(4..=8)].concat(),
+            0,
+            note_at(5, second_copy(&h4)),
+            8,
+        ),
+        case(
+            "a block before its parent",
+            [lines(0..=3), lines(5..=5), lines(4..=4), lines(6..=8)].concat(),
+            3,
+            error_at(4, before_parent(&h5, &h4, "hex")),
+            3,
+        ),
+        case(
+            "a fork that gains more work",
+            [lines(0..=5), fork.iter().map(|b| line(b)).collect(), lines(6..=8)].concat(),
+            3,
+            error_at(8, fork_past_work(&hf6, &hf5, "hex")),
+            5,
+        ),
+        case(
+            "a line shorter than a header",
+            [lines(0..=3), vec![line(&c[4][..40])], lines(4..=8)].concat(),
+            3,
+            error_at(4, "40 bytes is too short for a block".into()),
+            3,
+        ),
     ];
     let sc = scratch("hex");
-    for (i, case) in cases.iter().enumerate() {
-        let (data, at) = file(&case.parts);
+    run_cases(&sc, "hex", &cases, |i, data| {
         let name = format!("case{i}.hex");
-        let path = sc.path(&name);
-        std::fs::write(&path, data).unwrap();
-        let ran = replay(&sc, &format!("case{i}"), "hex", &path);
-        check(case, &ran, &name, &at);
-    }
+        std::fs::write(sc.path(&name), data).unwrap();
+        (sc.path(&name), name)
+    });
 }
 
 /// XORs `data`, which starts at byte 0 of its file, with `key`.
@@ -575,147 +530,113 @@ fn core_blocks_dir_bad_inputs() {
     // A block whose parent is in no file: 5' on a 4' that is missing.
     let orphan = shown(hash(&fork[1]));
     let big0 = shown(hash(&big[0]));
+    let skipped = |len: u32| {
+        note_at(
+            4,
+            format!(
+                "{}; skipped, and the scan goes on after its magic, as Core's importer does",
+                unreadable(len)
+            ),
+        )
+    };
     let cases = vec![
-        Case {
-            name: "garbage between records",
-            parts: with(0..=3, vec![b"garbage!".to_vec()], 4..=8),
-            exit: 0,
-            message: msg(|file, at| {
+        case(
+            "garbage between records",
+            with(0..=3, vec![b"garbage!".to_vec()], 4..=8),
+            0,
+            note_at(
+                4,
+                "8 bytes that are not a block record skipped up to the next magic, as Core's importer does".into(),
+            ),
+            8,
+        ),
+        case("zero bytes between records (padding)", with(0..=3, vec![vec![0; 4096]], 4..=8), 0, quiet(), 8),
+        case("record length 0", with(0..=3, vec![head(0)], 4..=8), 0, skipped(0), 8),
+        case("record length 2 GiB", with(0..=3, vec![head(0x8000_0000)], 4..=8), 0, skipped(0x8000_0000), 8),
+        case(
+            "truncated last record",
+            [f(0..=7), vec![frame(&c[8])[..8 + 100].to_vec()]].concat(),
+            0,
+            note_at(
+                8,
                 format!(
-                    "{file} at byte {}: 8 bytes that are not a block record skipped up to the next magic, as Core's \
-                     importer does",
-                    at[4]
-                )
-            }),
-            height: 8,
-        },
-        Case {
-            name: "zero bytes between records (padding)",
-            parts: with(0..=3, vec![vec![0; 4096]], 4..=8),
-            exit: 0,
-            message: Box::new(|_, _| None),
-            height: 8,
-        },
-        Case {
-            name: "record length 0",
-            parts: with(0..=3, vec![head(0)], 4..=8),
-            exit: 0,
-            message: msg(|file, at| {
-                format!(
-                    "{file} at byte {}: record length 0 is shorter than a block header (80 bytes); skipped, and the \
-                     scan goes on after its magic, as Core's importer does",
-                    at[4]
-                )
-            }),
-            height: 8,
-        },
-        Case {
-            name: "record length 2 GiB",
-            parts: with(0..=3, vec![head(0x8000_0000)], 4..=8),
-            exit: 0,
-            message: msg(|file, at| {
-                format!(
-                    "{file} at byte {}: record length 2147483648 is above 33554432 bytes, the most Core reads as one \
-                     block (MAX_SIZE); skipped, and the scan goes on after its magic, as Core's importer does",
-                    at[4]
-                )
-            }),
-            height: 8,
-        },
-        Case {
-            name: "truncated last record",
-            parts: [f(0..=7), vec![frame(&c[8])[..8 + 100].to_vec()]].concat(),
-            exit: 0,
-            message: msg(move |file, at| {
-                format!(
-                    "{file} at byte {}: a block record cut short by the end of the file (100 of {len8} bytes); \
-                     ignored, as Core's importer ignores it",
-                    at[8]
-                )
-            }),
-            height: 7,
-        },
-        Case {
-            name: "truncated record header",
-            parts: [f(0..=8), vec![MAGIC[..].to_vec(), vec![1, 2]]].concat(),
-            exit: 0,
-            message: msg(|file, at| {
-                format!(
-                    "{file} at byte {}: a record header cut short by the end of the file (6 of 8 bytes); ignored, as \
-                     Core's importer ignores it",
-                    at[9]
-                )
-            }),
-            height: 8,
-        },
-        Case {
-            name: "a second copy of a block",
-            parts: [f(0..=8), vec![frame(&c[4])]].concat(),
-            exit: 0,
-            message: msg(move |file, at| {
-                format!(
-                    "{file} at byte {}: a second copy of block {h4} (first at {file} byte {}); ignored, \
-                     as Core ignores a block it already has",
+                    "a block record cut short by the end of the file (100 of {len8} bytes); ignored, as Core's \
+                     importer ignores it"
+                ),
+            ),
+            7,
+        ),
+        case(
+            "truncated record header",
+            [f(0..=8), vec![MAGIC[..].to_vec(), vec![1, 2]]].concat(),
+            0,
+            note_at(
+                9,
+                "a record header cut short by the end of the file (6 of 8 bytes); ignored, as Core's importer \
+                 ignores it"
+                    .into(),
+            ),
+            8,
+        ),
+        case(
+            "a second copy of a block",
+            [f(0..=8), vec![frame(&c[4])]].concat(),
+            0,
+            Box::new(move |file, at| {
+                Some(format!(
+                    "{file} at byte {}: a second copy of block {h4} (first at {file} byte {}); ignored, as Core \
+                     ignores a block it already has",
                     at[9], at[4]
-                )
+                ))
             }),
-            height: 8,
-        },
-        Case {
-            name: "blocks out of order (kept aside until the parent comes)",
-            parts: [f(0..=3), f(8..=8), f(6..=7), f(5..=5), f(4..=4)].concat(),
-            exit: 0,
-            message: Box::new(|_, _| None),
-            height: 8,
-        },
-        Case {
-            name: "a block whose parent is not in the directory",
-            parts: [f(0..=8), vec![frame(&fork[1])]].concat(),
-            exit: 0,
-            message: msg(move |file, at| {
+            8,
+        ),
+        case(
+            "blocks out of order (kept aside until the parent comes)",
+            [f(0..=3), f(8..=8), f(6..=7), f(5..=5), f(4..=4)].concat(),
+            0,
+            quiet(),
+            8,
+        ),
+        case(
+            "a block whose parent is not in the directory",
+            [f(0..=8), vec![frame(&fork[1])]].concat(),
+            0,
+            note_at(
+                9,
                 format!(
-                    "{file} at byte {}: block {orphan} does not descend from the genesis block (a parent is missing \
-                     from the directory; 1 such blocks in all); not replayed, as Core keeps such \
-                     blocks aside",
-                    at[9]
-                )
-            }),
-            height: 8,
-        },
-        Case {
-            name: "a fork with less work",
-            parts: [f(0..=8), fork[..2].iter().map(|b| frame(b)).collect()].concat(),
-            exit: 0,
-            message: msg(move |file, at| {
+                    "block {orphan} does not descend from the genesis block (a parent is missing from the \
+                     directory; 1 such blocks in all); not replayed, as Core keeps such blocks aside"
+                ),
+            ),
+            8,
+        ),
+        case(
+            "a fork with less work",
+            [f(0..=8), fork[..2].iter().map(|b| frame(b)).collect()].concat(),
+            0,
+            note_at(
+                9,
                 format!(
-                    "{file} at byte {}: block {hf4} starts a fork without the most work (2 blocks off the \
-                     chain in all); not replayed, as Core keeps them off its active chain",
-                    at[9]
-                )
-            }),
-            height: 8,
-        },
-        Case {
-            name: "a block over 4,000,000 bytes on the most-work chain",
-            parts: with(0..=3, vec![frame(&big[0])], 5..=8),
-            exit: 1,
-            message: msg(move |file, at| {
-                format!(
-                    "invalid block at height 4 ({big0}): bad-blk-length (source {file} at byte {})",
-                    at[4]
-                )
-            }),
-            height: 3,
-        },
+                    "block {hf4} starts a fork without the most work (2 blocks off the chain in all); not \
+                     replayed, as Core keeps them off its active chain"
+                ),
+            ),
+            8,
+        ),
+        case(
+            "a block over 4,000,000 bytes on the most-work chain",
+            with(0..=3, vec![frame(&big[0])], 5..=8),
+            1,
+            invalid_at_4(&big0, "bad-blk-length"),
+            3,
+        ),
     ];
     let sc = scratch("coredir");
-    for (i, case) in cases.iter().enumerate() {
-        let (data, at) = file(&case.parts);
+    run_cases(&sc, "core-blocks", &cases, |i, data| {
         let name = format!("blocks{i}");
-        let dir = blocks_dir(&sc, &name, data);
-        let ran = replay(&sc, &name, "core-blocks", &dir);
-        check(case, &ran, &format!("{name}/blk00000.dat"), &at);
-    }
+        (blocks_dir(&sc, &name, data), format!("{name}/blk00000.dat"))
+    });
 }
 
 /// `xor.dat` must hold the 8-byte key: any other size is refused before a block is read (Core
