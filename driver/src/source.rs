@@ -484,13 +484,7 @@ pub fn xor_at(buf: &mut [u8], offset: u64, key: &[u8; 8]) {
     }
 }
 
-/// Lists the records of one (obfuscated) block file without reading the blocks: the offset of
-/// each record's magic, its length and its de-obfuscated 80-byte header. As Core's importer
-/// (`LoadExternalBlockFile`): bytes that do not start a record are passed over up to the next
-/// magic; a record whose length cannot be a block ([`unreadable_length`]) is passed over and the
-/// scan goes on from the byte after its magic; a record or record header cut short by the end
-/// of the file is ignored. Each of these is noted in `notes`, except runs of zero bytes (Core's
-/// preallocated padding).
+/// [`scan_block_file`] over the file at `path`.
 fn scan_headers(
     path: &Path,
     name: &str,
@@ -503,7 +497,16 @@ fn scan_headers(
     scan_block_file(&mut BufReader::with_capacity(1 << 16, f), file_len, name, magic, key, notes)
 }
 
-/// [`scan_headers`] over any seekable reader of `file_len` bytes (`name` is used in messages).
+/// Lists the records of one (obfuscated) block file without reading the blocks: the offset of
+/// each record's magic, its length and its de-obfuscated 80-byte header. As Core's importer
+/// (`LoadExternalBlockFile`): bytes that do not start a record are passed over up to the next
+/// magic; a record whose length cannot be a block (under [`MIN_RECORD_BYTES`] or over
+/// [`MAX_RECORD_BYTES`]) is passed over and the scan goes on from the byte after its magic; a
+/// record or record header cut short by the end
+/// of the file is ignored. Each of these is noted in `notes`, except runs of zero bytes (Core's
+/// preallocated padding).
+///
+/// `r` reads the file, `file_len` bytes long; `name` is the file's name in notes and errors.
 pub fn scan_block_file<R: Read + Seek>(
     r: &mut BufReader<R>,
     file_len: u64,
