@@ -6,6 +6,9 @@
 //! Tests that need the external vectors skip with a message when they are absent, and fail
 //! instead when `FULLVERIFY_REQUIRE_VECTORS=1`.
 
+mod common;
+
+use common::small_corpus;
 use fullverify_testkit::{test_seed, vector_file, Scratch, SplitMix64};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -573,19 +576,6 @@ fn assumevalid_is_recorded() {
     assert_eq!(p["assumevalid"]["enabled"], true);
     assert_eq!(p["assumevalid"]["hash"], tip);
     assert_eq!(p["state"]["height"], 438);
-}
-
-/// The `small` chaingen corpus, generated once for this test binary: the tests that use it run
-/// in parallel, and two generating it into the same folder at once fail.
-fn small_corpus() -> PathBuf {
-    use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
-    static CORPUS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    CORPUS
-        .get_or_init(|| {
-            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
-            ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).unwrap().0
-        })
-        .clone()
 }
 
 /// `strace`, or `None` with a line saying the test skips (the test command installs it).

@@ -9,6 +9,9 @@
 //! regtest 1–206 chains come from the external vectors and are skipped with a message when
 //! absent (a failure under `FULLVERIFY_REQUIRE_VECTORS=1`).
 
+mod common;
+
+use common::small_corpus;
 use fullverify::chain::Network;
 use fullverify::chainstate::StateSummary;
 use fullverify::encode::{Block, OutPoint};
@@ -24,7 +27,7 @@ use fullverify_driver::swiftsync::{
     read_hints, run_swiftsync, validate_range, Bundle, RangeOrder, RangeResult, SwiftOutcome, SwiftPlan,
     SwiftSettings, MISMATCH,
 };
-use fullverify_experiments::chaingen::{ensure_corpus, Profile, DEFAULT_SEED};
+use fullverify_experiments::chaingen::{Profile, DEFAULT_SEED};
 use fullverify_testkit::{vector_file, Scratch};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -36,15 +39,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_replay");
 /// A scratch directory of this test binary (see [`Scratch`]).
 fn scratch(name: &str) -> Scratch {
     Scratch::new("fv-swiftsync-test", name)
-}
-
-fn small_corpus() -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/chaingen");
-        ensure_corpus(&root, Profile::Small, DEFAULT_SEED, 2, &mut ()).expect("the small corpus").0
-    })
-    .clone()
 }
 
 /// A replay of `kind` at `path` that writes the hints to `<out>/hints` and the blocks to
