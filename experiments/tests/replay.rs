@@ -617,8 +617,8 @@ fn a_kill_inside_a_flush_resumes_to_the_same_state() {
     assert!(writes > 300 && syncs > 20, "{writes} writes, {syncs} syncs: the flushes are not large");
     // SIGKILL on entering the k-th write (the batch's journal or a segment half written) or
     // the k-th fsync (the store half created, or a flush written and not yet made durable), at
-    // points spread over the run. The 9th sync fell inside the creation of the first partition
-    // (its marker written, its level manifest not yet), which fjall alone cannot reopen.
+    // points spread over the run. The 9th sync falls inside the store's creation (its first
+    // partition being made), a state fjall alone cannot reopen.
     let points = [
         (WRITES, writes / 7),
         (WRITES, writes * 3 / 7),

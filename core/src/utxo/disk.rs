@@ -23,26 +23,41 @@ fn se<E: fmt::Display>(e: E) -> StoreError {
 const KEYSPACE_MARKER: &str = "version";
 /// The keyspace's folders besides its marker.
 const KEYSPACE_FOLDERS: [&str; 2] = ["partitions", "journals"];
-/// Where a new store is made before it is moved into place.
-const STAGING: &str = ".creating";
-/// The store's partitions.
-const PARTITIONS: [&str; 3] = ["coins", "headers", "meta"];
+/// Present, as a file, while a new store is being made in the directory: written and synced
+/// before the keyspace's first file, removed once the whole keyspace is synced. (Earlier
+/// versions made the store in a folder of this name and moved it into place.)
+const CREATING: &str = ".creating";
 
 impl DiskStore {
     /// Opens the store in `dir`, or creates it when `dir` is missing or empty.
     ///
-    /// A new store is made whole (keyspace and partitions, synced) in a staging folder inside
-    /// `dir`, then moved into place with the keyspace's marker last, so a process killed while
-    /// creating it leaves either no store or a whole one. fjall alone does not guarantee that: a
-    /// partition is marked initialized before its level manifest is written, and a keyspace
-    /// killed between the two cannot be opened again. The leftovers of a creation that was
-    /// stopped (its folders without the marker) are removed and the store is made again; any
-    /// other file in a directory without a store is refused, never overwritten.
+    /// A new store is made whole (keyspace and partitions, synced) or not at all: the file
+    /// `.creating` is made durable before the keyspace's first file and removed once the
+    /// keyspace is synced, so a process killed while creating it leaves a directory that says
+    /// so. fjall alone does not guarantee that: a partition is marked initialized before its
+    /// level manifest is written, and a keyspace killed between the two cannot be opened again.
+    /// The leftovers of a creation that was stopped are removed and the store is made again;
+    /// any other file in a directory without a store is refused, never overwritten.
+    ///
+    /// The new keyspace is the one used: fjall closes a keyspace only after its monitor thread
+    /// wakes (every 250 ms), so a create-close-reopen would cost a quarter of a second.
     pub fn open(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
-        if !dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))? {
-            create(dir)?;
+        let creating = dir.join(CREATING);
+        let marker = dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))?;
+        let interrupted = std::fs::symlink_metadata(&creating).is_ok_and(|m| m.is_file());
+        if !marker || interrupted {
+            return create(dir);
+        }
+        if creating.is_dir() {
+            // The staging folder of an earlier version, left empty after its store was moved
+            // into place (the marker moves last).
+            std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
         let keyspace = fjall::Config::new(dir).open().map_err(se)?;
+        DiskStore::with_partitions(keyspace)
+    }
+
+    fn with_partitions(keyspace: fjall::Keyspace) -> Result<DiskStore, StoreError> {
         let opts = fjall::PartitionCreateOptions::default;
         let coins = keyspace.open_partition("coins", opts()).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
@@ -55,39 +70,51 @@ fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
     StoreError(format!("{}: {e}", path.display()))
 }
 
-/// Makes an empty store in `dir` (see [`DiskStore::open`]).
-fn create(dir: &std::path::Path) -> Result<(), StoreError> {
+fn sync_dir(dir: &std::path::Path) -> Result<(), StoreError> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))
+}
+
+/// Makes an empty store in `dir` and opens it (see [`DiskStore::open`]).
+fn create(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
     use std::fs;
     fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
         let entry = entry.map_err(|e| io(dir, e))?;
         let name = entry.file_name();
         let path = entry.path();
-        if name == STAGING || KEYSPACE_FOLDERS.iter().any(|f| name == *f) {
-            fs::remove_dir_all(&path).map_err(|e| io(&path, e))?;
-        } else {
+        let leftover =
+            name == CREATING || name == KEYSPACE_MARKER || KEYSPACE_FOLDERS.iter().any(|f| name == *f);
+        if !leftover {
             return Err(StoreError(format!(
                 "{} holds {} but no chain state: give an empty or new directory",
                 dir.display(),
                 name.to_string_lossy()
             )));
         }
-    }
-    let staging = dir.join(STAGING);
-    {
-        let keyspace = fjall::Config::new(&staging).open().map_err(se)?;
-        for p in PARTITIONS {
-            keyspace.open_partition(p, fjall::PartitionCreateOptions::default()).map_err(se)?;
+        if name == CREATING {
+            // Kept until the new store is whole, so a kill from here on is seen as one.
+            continue;
         }
-        keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
+        let removed = if entry.file_type().map_err(|e| io(&path, e))?.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.map_err(|e| io(&path, e))?;
     }
-    for name in KEYSPACE_FOLDERS.into_iter().chain([KEYSPACE_MARKER]) {
-        let (from, to) = (staging.join(name), dir.join(name));
-        fs::rename(&from, &to).map_err(|e| io(&from, e))?;
-        // The folders are in place before the marker is.
-        fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))?;
+    let creating = dir.join(CREATING);
+    if creating.is_dir() {
+        fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
     }
-    fs::remove_dir(&staging).map_err(|e| io(&staging, e))
+    fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
+    sync_dir(dir)?;
+    let keyspace = fjall::Config::new(dir).open().map_err(se)?;
+    let store = DiskStore::with_partitions(keyspace)?;
+    store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
+    sync_dir(dir)?;
+    fs::remove_file(&creating).map_err(|e| io(&creating, e))?;
+    sync_dir(dir)?;
+    Ok(store)
 }
 
 impl Store for DiskStore {

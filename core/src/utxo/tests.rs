@@ -86,26 +86,50 @@ fn disk_store_commit_is_visible_after_reopen() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A new store is created whole or not at all: the leftovers of a creation that was stopped (its
-/// folders, a staging folder, without the keyspace marker) are replaced by a new store, and a
-/// directory holding anything else is refused and left as it was.
+/// A new store is created whole or not at all: the leftovers of a creation that was stopped
+/// (the `.creating` file beside a keyspace, or keyspace folders without its marker) are replaced
+/// by a new store, an earlier version's empty staging folder beside a whole store is removed
+/// and the store kept, and a directory holding anything else is refused and left as it was.
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 #[test]
 fn disk_store_creation_is_all_or_nothing() {
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-create-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    // A creation stopped half way: a partition marked initialized without its level manifest.
+    let a = OutPoint { txid: [3; 32], vout: 2 };
+    let batch = FlushBatch { coins: vec![(a, Some(coin(8)))], headers: vec![(0, [9; 40])], meta: Some(meta()) };
+    // Folders of a creation stopped half way: a partition marked initialized without its level
+    // manifest, and no keyspace marker.
     let half = dir.join("half");
     std::fs::create_dir_all(half.join("partitions/coins/segments")).unwrap();
     std::fs::write(half.join("partitions/coins/manifest"), b"partial").unwrap();
     std::fs::create_dir_all(half.join("journals")).unwrap();
-    std::fs::create_dir_all(half.join(".creating/partitions")).unwrap();
     {
         let s = DiskStore::open(&half).unwrap();
         assert_eq!(s.meta().unwrap(), None);
         assert!(!half.join(".creating").exists());
     }
     assert_eq!(DiskStore::open(&half).unwrap().meta().unwrap(), None);
+    // A whole keyspace with data, but `.creating` still there: the creation did not finish, so
+    // nothing in it is trusted; the store is made again, empty.
+    let stopped = dir.join("stopped");
+    DiskStore::open(&stopped).unwrap().commit(&batch).unwrap();
+    std::fs::write(stopped.join(".creating"), b"").unwrap();
+    {
+        let s = DiskStore::open(&stopped).unwrap();
+        assert_eq!(s.meta().unwrap(), None);
+        assert_eq!(s.get(&a).unwrap(), None);
+        assert!(!stopped.join(".creating").exists());
+    }
+    // An earlier version's staging folder left beside its whole store: the store is kept.
+    let moved = dir.join("moved");
+    DiskStore::open(&moved).unwrap().commit(&batch).unwrap();
+    std::fs::create_dir_all(moved.join(".creating")).unwrap();
+    {
+        let s = DiskStore::open(&moved).unwrap();
+        assert_eq!(s.meta().unwrap(), Some(meta()));
+        assert_eq!(s.get(&a).unwrap(), Some(coin(8)));
+        assert!(!moved.join(".creating").exists());
+    }
     // Somebody's files: refused, untouched.
     let other = dir.join("other");
     std::fs::create_dir_all(&other).unwrap();
