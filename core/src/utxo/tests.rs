@@ -96,7 +96,8 @@ fn disk_store_creation_is_all_or_nothing() {
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-create-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let a = OutPoint { txid: [3; 32], vout: 2 };
-    let batch = FlushBatch { coins: vec![(a, Some(coin(8)))], headers: vec![(0, [9; 40])], meta: Some(meta()) };
+    let batch =
+        FlushBatch { coins: vec![(a, Some(coin(8)))], headers: vec![(0, [9; 40])], meta: Some(meta()) };
     // Folders of a creation stopped half way: a partition marked initialized without its level
     // manifest, and no keyspace marker.
     let half = dir.join("half");
@@ -187,4 +188,57 @@ fn set_muhash_vs_incremental_over_a_cache() {
         }
         cache.flush(meta(), Vec::new()).unwrap();
     }
+}
+
+/// A flush hands the store its coins in the store's key order (txid bytes, then the output
+/// index big-endian, as `outpoint_key` lays them out), additions and deletions alike, and the
+/// store ends with exactly the cache's view of the set.
+#[test]
+fn flush_batches_come_in_key_order() {
+    struct Recording(MemStore, Vec<[u8; 36]>);
+    impl Store for Recording {
+        fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+            self.0.get(op)
+        }
+        fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
+            self.1 = batch.coins.iter().map(|(op, _)| outpoint_key(op)).collect();
+            self.0.commit(batch)
+        }
+        fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
+            self.0.meta()
+        }
+        fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
+            self.0.headers()
+        }
+        fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
+            self.0.for_each_coin(f)
+        }
+    }
+    // Eight outputs a transaction, their indices on both sides of byte boundaries (where
+    // little-endian order would differ); transactions in scrambled order.
+    const VOUTS: [u32; 8] = [0, 1, 255, 256, 257, 65_535, 65_536, 16_777_216];
+    let op = |i: u32| {
+        let g = i / 8;
+        let mut txid = [(g.wrapping_mul(2_654_435_761) >> 24) as u8; 32];
+        txid[28..].copy_from_slice(&g.to_be_bytes());
+        OutPoint { txid, vout: VOUTS[(i % 8) as usize] }
+    };
+    let mut c = CoinsCache::new(Recording(MemStore::new(), Vec::new()), 1 << 30);
+    for i in 0..2000 {
+        c.add(op(i), coin(i64::from(i) + 1), false);
+    }
+    c.flush(meta(), vec![]).unwrap();
+    for i in (0..2000).step_by(3) {
+        c.spend(&op(i));
+    }
+    for i in 2000..2500 {
+        c.add(op(i), coin(i64::from(i) + 1), false);
+    }
+    c.flush(meta(), vec![]).unwrap();
+    let keys = &c.store().1;
+    assert_eq!(keys.len(), 667 + 500, "every spent and every new coin");
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "not in key order");
+    let mut left = 0;
+    c.for_each_coin(&mut |_, _| left += 1).unwrap();
+    assert_eq!(left, 2000 - 667 + 500);
 }
