@@ -168,6 +168,8 @@ fn replay<'py>(
         store: datadir.map_or(Store::Memory, Store::Dir),
         read_ahead: true,
         write: Default::default(),
+        // A Python process may open the directory again.
+        leave_store_open: false,
     };
     let o = py
         .detach(|| {

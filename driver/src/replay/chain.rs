@@ -402,7 +402,12 @@ pub fn run_chain(
     }
     let wall = start.elapsed();
     let summary = cs.summary();
-    drop(cs);
+    if settings.leave_store_open && _temp.is_none() {
+        // Everything it holds is synced: the process's exit is its close.
+        std::mem::forget(cs);
+    } else {
+        drop(cs);
+    }
     Ok(ChainOutcome {
         kind,
         path: path.to_path_buf(),

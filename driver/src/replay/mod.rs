@@ -96,6 +96,12 @@ pub struct Settings {
     pub read_ahead: bool,
     /// What a chain run writes besides its packet.
     pub write: WriteOut,
+    /// Leave a chain-state directory open when the run returns (after its final flush, which
+    /// is synced), for a process that exits right after: closing a fjall keyspace waits for its
+    /// monitor thread, which wakes every 250 ms, and does nothing the exit does not. A
+    /// temporary store is closed and removed all the same. Never set this where the process
+    /// may open the same directory again.
+    pub leave_store_open: bool,
 }
 
 /// Files a chain run writes besides its packet (`--write-hints`, `--write-blocks`).
@@ -118,6 +124,7 @@ impl Settings {
             store: Store::Temporary,
             read_ahead: true,
             write: WriteOut::default(),
+            leave_store_open: false,
         }
     }
 

@@ -25,7 +25,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     match Run::from_cli(Cli::parse()) {
-        Ok(run) => ExitCode::from(run.execute().exit_code),
+        Ok(run) => ExitCode::from(run.exiting().execute().exit_code),
         // Usage errors in clap's format (exit code 2).
         Err(Failure::Usage(m)) => Cli::command().error(ErrorKind::ValueValidation, m).exit(),
         Err(f) => {

@@ -132,6 +132,7 @@ impl Run {
             store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
             read_ahead: !cli.no_read_ahead,
             write: WriteOut { hints: cli.write_hints.clone(), blocks: cli.write_blocks.clone() },
+            leave_store_open: false,
         };
         let block = match kind {
             SourceKind::Block => {
@@ -185,6 +186,13 @@ impl Run {
     /// The settings the run uses.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// For a process that exits when the run returns: a chain-state directory is left open
+    /// after its last synced flush instead of closed ([`Settings::leave_store_open`]).
+    pub fn exiting(mut self) -> Run {
+        self.settings.leave_store_open = true;
+        self
     }
 
     /// Replays, prints the summary (unless `--quiet`) and writes the packet.
