@@ -35,10 +35,29 @@ pub fn check_block(
     params: &ChainParams,
     backend: Backend,
 ) -> Result<CheckedBlock, BlockError> {
+    check_block_with_txids(block, None, height, params, backend)
+}
+
+/// [`check_block`] with the block's txids when the caller has computed them already (`Some`:
+/// one per transaction, in block order, from this block's transactions), so they are not
+/// hashed twice.
+pub fn check_block_with_txids(
+    block: &Block,
+    txids: Option<&[[u8; 32]]>,
+    height: u32,
+    params: &ChainParams,
+    backend: Backend,
+) -> Result<CheckedBlock, BlockError> {
     let hash = block.block_hash();
     let err = |r: &str| BlockError::new(r, hash, height);
     check_block_header(&block.header, &hash, params).map_err(err)?;
-    let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
+    let txids: Vec<[u8; 32]> = match txids {
+        Some(t) => {
+            debug_assert_eq!(t.len(), block.txdata.len());
+            t.to_vec()
+        }
+        None => block.txdata.iter().map(|t| t.txid()).collect(),
+    };
     if let Some(challenge) = params.signet_challenge {
         if hash != params.genesis_hash && !check_signet_solution(block, &txids, challenge) {
             return Err(err("bad-signet-blksig"));

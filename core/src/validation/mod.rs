@@ -63,8 +63,8 @@ mod single;
 mod witness;
 
 pub use block::{
-    bip34_height_push, block_weight, check_block, contextual_check_block, is_final_tx, CheckedBlock,
-    LOCKTIME_THRESHOLD, MAX_BLOCK_SIGOPS_COST, WITNESS_SCALE_FACTOR,
+    bip34_height_push, block_weight, check_block, check_block_with_txids, contextual_check_block,
+    is_final_tx, CheckedBlock, LOCKTIME_THRESHOLD, MAX_BLOCK_SIGOPS_COST, WITNESS_SCALE_FACTOR,
 };
 pub use connect::{
     connect_block, connect_block_beside, BlockDelta, CoinSource, ConnectContext, ConnectError, ConnectOutcome,
@@ -75,7 +75,7 @@ pub use header::{check_block_header, contextual_check_block_header};
 pub use scripts::{script_flags, verify_scripts, ScriptFailure};
 pub use signet::{check_signet_solution, signet_solution_flags, signet_txs, SIGNET_HEADER};
 pub use single::{
-    check_block_with_spent, check_decoded_block_in_chain, check_decoded_block_with_spent, BlockCheckSummary,
-    ChainContext, CheckOptions,
+    check_block_with_spent, check_decoded_block_in_chain, check_decoded_block_in_chain_with_txids,
+    check_decoded_block_with_spent, BlockCheckSummary, ChainContext, CheckOptions,
 };
 pub use witness::witness_commitment_index;

@@ -2,7 +2,7 @@
 //! One block without its chain, given the coins it spends: `CheckBlock`, `ContextualCheckBlock`
 //! and `ConnectBlock` as Core's `TestBlockValidity` runs them, minus what needs ancestors.
 
-use super::block::{check_block, contextual_check_block, CheckedBlock};
+use super::block::{check_block_with_txids, contextual_check_block, CheckedBlock};
 use super::connect::{connect_inputs, CoinSource, ConnectContext, ConnectError, ConnectOutcome};
 use super::deferred::{verify_scripts_beside, verify_scripts_with, Checks, SigMode};
 use super::error::BlockError;
@@ -190,7 +190,20 @@ pub fn check_decoded_block_in_chain(
     opts: &CheckOptions,
     chain: ChainContext<'_>,
 ) -> Result<BlockCheckSummary, BlockError> {
-    check_decoded(block, spent, height, opts, Some(chain.mtp))
+    check_decoded(block, None, spent, height, opts, Some(chain.mtp))
+}
+
+/// [`check_decoded_block_in_chain`] with the block's txids, one per transaction in block order,
+/// already computed by the caller from this block (they are not hashed again).
+pub fn check_decoded_block_in_chain_with_txids(
+    block: &Block,
+    txids: &[[u8; 32]],
+    spent: &[Coin],
+    height: u32,
+    opts: &CheckOptions,
+    chain: ChainContext<'_>,
+) -> Result<BlockCheckSummary, BlockError> {
+    check_decoded(block, Some(txids), spent, height, opts, Some(chain.mtp))
 }
 
 /// [`check_block_with_spent`] on a block already decoded (`parse` is zero in the summary).
@@ -207,7 +220,7 @@ pub fn check_decoded_block_with_spent(
     height: u32,
     opts: &CheckOptions,
 ) -> Result<BlockCheckSummary, BlockError> {
-    check_decoded(block, spent, height, opts, None)
+    check_decoded(block, None, spent, height, opts, None)
 }
 
 /// Median time past by height, when the chain is known.
@@ -215,6 +228,7 @@ type Mtp<'a> = Option<&'a (dyn Fn(u32) -> i64 + Sync)>;
 
 fn check_decoded(
     block: &Block,
+    txids: Option<&[[u8; 32]]>,
     spent: &[Coin],
     height: u32,
     opts: &CheckOptions,
@@ -228,7 +242,7 @@ fn check_decoded(
         // One step after the other.
         let t = Instant::now();
         let (checked, out, _) =
-            connect_with_spent(block, spent, height, params, (threads, backend, sig_mode), mtp, true)?;
+            connect_with_spent(block, txids, spent, height, params, (threads, backend, sig_mode), mtp, true)?;
         let totals = (out.fees, out.sigops_cost);
         let checks = t.elapsed() - out.scripts;
         return Ok(summary(block, &checked, n_inputs, totals, params, height, checks, out.scripts));
@@ -259,11 +273,12 @@ fn check_decoded(
         let t = Instant::now();
         // What the summary needs is kept; the rest is dropped here, beside the scripts, and so
         // are the real spent outputs unless they differ from the given ones.
-        let r = connect_with_spent(block, spent, height, params, (threads, backend, sig_mode), mtp, false)
-            .map(|(checked, out, spent_outs)| {
-                let differ = (spent_outs != given).then_some(spent_outs);
-                (checked, out.fees, out.sigops_cost, differ)
-            });
+        let r =
+            connect_with_spent(block, txids, spent, height, params, (threads, backend, sig_mode), mtp, false)
+                .map(|(checked, out, spent_outs)| {
+                    let differ = (spent_outs != given).then_some(spent_outs);
+                    (checked, out.fees, out.sigops_cost, differ)
+                });
         checks = Some((r, t.elapsed()));
     });
     let ts = Instant::now();
@@ -299,6 +314,7 @@ fn check_decoded(
 #[allow(clippy::too_many_arguments)]
 fn connect_with_spent(
     block: &Block,
+    txids: Option<&[[u8; 32]]>,
     spent: &[Coin],
     height: u32,
     params: &'static ChainParams,
@@ -306,7 +322,7 @@ fn connect_with_spent(
     mtp: Mtp<'_>,
     verify_scripts: bool,
 ) -> Result<(CheckedBlock, ConnectOutcome, Vec<Vec<TxOut>>), BlockError> {
-    let checked = check_block(block, height, params, backend)?;
+    let checked = check_block_with_txids(block, txids, height, params, backend)?;
     // The lock-time cutoff a connected chain uses: the parent's MTP once CSV is active.
     let cutoff = mtp.map(|mtp| match height {
         h if h >= params.csv_height && h > 0 => mtp(h - 1),
