@@ -819,9 +819,9 @@ fn chain_context_checks_lock_time_finality_against_the_parents_mtp() {
     // Locked until one second after the parent's MTP: not final in the chain.
     let late = block_at(mtp0 as u32 + 1);
     check_decoded_block_with_spent(&late, &[], 1, &opts).expect("no time lock is checked without the chain");
-    let e = check_decoded_block_in_chain(&late, &[], 1, &opts, chain).unwrap_err();
+    let e = check_decoded_block_in_chain(&late, None, &[], 1, &opts, chain).unwrap_err();
     assert_eq!((e.reason.as_str(), e.tx.map(|t| t.0)), ("bad-txns-nonfinal", Some(0)));
     // Locked until one second before it: final.
     let early = block_at(mtp0 as u32 - 1);
-    check_decoded_block_in_chain(&early, &[], 1, &opts, chain).expect("final");
+    check_decoded_block_in_chain(&early, None, &[], 1, &opts, chain).expect("final");
 }

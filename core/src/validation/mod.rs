@@ -75,7 +75,7 @@ pub use header::{check_block_header, contextual_check_block_header};
 pub use scripts::{script_flags, verify_scripts, ScriptFailure};
 pub use signet::{check_signet_solution, signet_solution_flags, signet_txs, SIGNET_HEADER};
 pub use single::{
-    check_block_with_spent, check_decoded_block_in_chain, check_decoded_block_in_chain_with_txids,
-    check_decoded_block_with_spent, BlockCheckSummary, ChainContext, CheckOptions,
+    check_block_with_spent, check_decoded_block_in_chain, check_decoded_block_with_spent, BlockCheckSummary,
+    ChainContext, CheckOptions,
 };
 pub use witness::witness_commitment_index;

@@ -182,28 +182,18 @@ impl std::fmt::Debug for ChainContext<'_> {
 }
 
 /// [`check_decoded_block_with_spent`] with the chain's median times past: finality and BIP68
-/// as in a connected chain. BIP30 is still the caller's (it needs the UTXO set).
+/// as in a connected chain. BIP30 is still the caller's (it needs the UTXO set). `txids`: the
+/// block's txids when the caller has them already (one per transaction, in block order, from
+/// this block), so they are not hashed again.
 pub fn check_decoded_block_in_chain(
     block: &Block,
+    txids: Option<&[[u8; 32]]>,
     spent: &[Coin],
     height: u32,
     opts: &CheckOptions,
     chain: ChainContext<'_>,
 ) -> Result<BlockCheckSummary, BlockError> {
-    check_decoded(block, None, spent, height, opts, Some(chain.mtp))
-}
-
-/// [`check_decoded_block_in_chain`] with the block's txids, one per transaction in block order,
-/// already computed by the caller from this block (they are not hashed again).
-pub fn check_decoded_block_in_chain_with_txids(
-    block: &Block,
-    txids: &[[u8; 32]],
-    spent: &[Coin],
-    height: u32,
-    opts: &CheckOptions,
-    chain: ChainContext<'_>,
-) -> Result<BlockCheckSummary, BlockError> {
-    check_decoded(block, Some(txids), spent, height, opts, Some(chain.mtp))
+    check_decoded(block, txids, spent, height, opts, Some(chain.mtp))
 }
 
 /// [`check_block_with_spent`] on a block already decoded (`parse` is zero in the summary).

@@ -28,9 +28,7 @@ use fullverify::encode::{Block, OutPoint};
 use fullverify::muhash::MuHash3072;
 use fullverify::swiftsync::{counted_outputs, Aggregate, CoinElement, HintsFile, Salt};
 use fullverify::utxo::{txout_ser, Coin};
-use fullverify::validation::{
-    check_decoded_block_in_chain_with_txids, BlockError, ChainContext, CheckOptions,
-};
+use fullverify::validation::{check_decoded_block_in_chain, BlockError, ChainContext, CheckOptions};
 use std::fs::File;
 use std::time::{Duration, Instant};
 
@@ -218,15 +216,8 @@ fn block(
     let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
     if r.invalid.is_none() {
         r.invalid = spend_order(&block, &txids, &spent, height).or_else(|| {
-            check_decoded_block_in_chain_with_txids(
-                &block,
-                &txids,
-                &spent,
-                height,
-                &s.opts,
-                ChainContext { mtp },
-            )
-            .err()
+            check_decoded_block_in_chain(&block, Some(&txids), &spent, height, &s.opts, ChainContext { mtp })
+                .err()
         });
     }
     // Inputs out of the aggregate.
