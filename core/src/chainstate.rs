@@ -40,7 +40,7 @@ use crate::chain::{self, ChainParams, HeaderEntry, Network, BIP34_IMPLIES_BIP30_
 use crate::encode::{display_hex, Block, OutPoint};
 use crate::muhash::MuHash3072;
 use crate::utxo::{
-    muhash_delta, muhash_of_set, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError,
+    muhash_delta, muhash_of_parts, txout_ser, ChainMeta, Coin, CoinsCache, MemStore, Store, StoreError,
 };
 use crate::validation::{self, BlockError, CheckedBlock, CoinSource, ConnectContext, ConnectError, SigMode};
 use std::fmt;
@@ -408,7 +408,7 @@ impl Chainstate {
 
     /// The MuHash of the set the cache and store hold, computed over every coin.
     fn set_muhash(&self) -> Result<MuHash3072, StoreError> {
-        muhash_of_set(self.opts.threads, self.opts.backend, |f| self.cache.for_each_coin(f))
+        muhash_of_parts(self.opts.threads, self.opts.backend, |r, f| self.cache.for_each_coin_in(r, f))
     }
 
     /// Computes the set's MuHash now (the final policy's one pass over the set; under the

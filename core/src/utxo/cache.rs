@@ -3,7 +3,7 @@
 //! [`Store`], with a memory budget.
 
 use super::coin::Coin;
-use super::store::{ChainMeta, FlushBatch, Store, StoreError};
+use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_PREFIXES};
 use crate::encode::OutPoint;
 use std::collections::HashMap;
 
@@ -117,13 +117,23 @@ impl<S: Store> CoinsCache<S> {
     /// Calls `f` with every unspent coin: the cached ones, and the stored ones the cache does not
     /// override (spent or changed since the last flush). In no particular order.
     pub fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
-        self.store.for_each_coin(&mut |op, c| {
+        self.for_each_coin_in(0..TXID_PREFIXES, f)
+    }
+
+    /// [`CoinsCache::for_each_coin`] for the coins whose [`txid_prefix`] is in `prefixes`: the
+    /// parts of a split key space can be walked on several threads at once.
+    pub fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError> {
+        self.store.for_each_coin_in(prefixes.clone(), &mut |op, c| {
             if !self.map.contains_key(op) {
                 f(op, c)
             }
         })?;
         for (op, e) in &self.map {
-            if let Some(c) = &e.coin {
+            if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
                 f(op, c);
             }
         }

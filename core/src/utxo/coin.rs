@@ -38,10 +38,16 @@ impl Coin {
 /// Core's `TxOutSer(outpoint, coin)`: the MuHash element of one coin.
 pub fn txout_ser(op: &OutPoint, coin: &Coin) -> Vec<u8> {
     let mut v = Vec::with_capacity(36 + 13 + coin.out.script_pubkey.len());
-    op.encode(&mut v);
-    v.extend_from_slice(&(coin.height.wrapping_mul(2) | coin.coinbase as u32).to_le_bytes());
-    coin.out.encode(&mut v);
+    txout_ser_into(op, coin, &mut v);
     v
+}
+
+/// [`txout_ser`] written over `buf` (cleared first), so a pass over many coins reuses one buffer.
+pub fn txout_ser_into(op: &OutPoint, coin: &Coin, buf: &mut Vec<u8>) {
+    buf.clear();
+    op.encode(buf);
+    buf.extend_from_slice(&(coin.height.wrapping_mul(2) | coin.coinbase as u32).to_le_bytes());
+    coin.out.encode(buf);
 }
 
 /// Inverse of [`outpoint_key`]; `None` unless `k` is 36 bytes.

@@ -151,8 +151,21 @@ impl Store for DiskStore {
             None => Ok(None),
         }
     }
-    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
-        for kv in self.coins.iter() {
+    fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError> {
+        use std::ops::Bound;
+        if prefixes.is_empty() {
+            return Ok(());
+        }
+        // Keys start with the txid, so a prefix range is a key range: from the first prefix's
+        // two bytes (below every key that starts with them) to the end prefix's two bytes
+        // (below every key of that prefix), or to the end of the key space.
+        let from = Bound::Included((prefixes.start as u16).to_be_bytes());
+        let to = u16::try_from(prefixes.end).map_or(Bound::Unbounded, |p| Bound::Excluded(p.to_be_bytes()));
+        for kv in self.coins.range((from, to)) {
             let (k, v) = kv.map_err(se)?;
             let op = outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into()))?;
             let coin = Coin::from_bytes(&v).ok_or_else(|| StoreError(format!("corrupt coin {op:?}")))?;

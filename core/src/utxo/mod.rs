@@ -35,5 +35,5 @@ pub use cache::{CoinsCache, Entry};
 pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub use disk::DiskStore;
-pub use set_hash::{muhash_delta, muhash_of_set};
-pub use store::{ChainMeta, FlushBatch, MemStore, Store, StoreError};
+pub use set_hash::{muhash_delta, muhash_of_parts, muhash_of_set};
+pub use store::{txid_prefix, ChainMeta, FlushBatch, MemStore, Store, StoreError, TXID_PREFIXES};

@@ -2,10 +2,13 @@
 //! The UTXO set's MuHash3072: per block (the coins a block creates and spends, for the
 //! incremental policy) and over a whole set at once (the final policy).
 
-use super::coin::{txout_ser, Coin};
+use super::coin::{txout_ser, txout_ser_into, Coin};
+use super::store::TXID_PREFIXES;
 use crate::backend::Backend;
 use crate::encode::OutPoint;
 use crate::muhash::MuHash3072;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
 /// The MuHash change of a block: every created coin inserted, every spent coin removed. The
@@ -100,4 +103,54 @@ pub fn muhash_of_set<E>(
         }
         scanned.map(|()| m)
     })
+}
+
+/// Parts per worker in [`muhash_of_parts`]: more parts than workers, so a worker slowed by
+/// another process does not leave the others waiting on its last range.
+const PARTS_PER_WORKER: u32 = 8;
+
+/// MuHash3072 of a whole set whose coins can be walked by key range (the final MuHash policy
+/// over a store): `each_part(prefixes, f)` calls `f` with every coin whose
+/// [`txid_prefix`](super::txid_prefix) is in `prefixes`. The key space is cut into ranges that
+/// `threads` workers take in turn, each reading, encoding and hashing its own coins into an
+/// accumulator of its own; the accumulators are combined at the end. Unlike
+/// [`muhash_of_set`], no single thread reads for all the others. The first error ends the pass.
+pub fn muhash_of_parts<E: Send>(
+    threads: usize,
+    backend: Backend,
+    each_part: impl Fn(Range<u32>, &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), E> + Sync,
+) -> Result<MuHash3072, E> {
+    let threads = threads.max(1);
+    let parts = if threads == 1 { 1 } else { threads as u32 * PARTS_PER_WORKER };
+    let range = |i: u32| {
+        let at = |i: u32| (u64::from(TXID_PREFIXES) * u64::from(i) / u64::from(parts)) as u32;
+        at(i)..at(i + 1)
+    };
+    let next = AtomicUsize::new(0);
+    let worker = || -> Result<MuHash3072, E> {
+        let mut m = MuHash3072::new();
+        let mut buf = Vec::with_capacity(128);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed) as u32;
+            if i >= parts {
+                return Ok(m);
+            }
+            each_part(range(i), &mut |op, c| {
+                txout_ser_into(op, c, &mut buf);
+                m.insert_with(backend, &buf);
+            })?;
+        }
+    };
+    if threads == 1 {
+        return worker();
+    }
+    let results: Vec<Result<MuHash3072, E>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
+        handles.into_iter().map(|h| h.join().expect("muhash worker")).collect()
+    });
+    let mut m = MuHash3072::new();
+    for r in results {
+        m.combine(&r?);
+    }
+    Ok(m)
 }

@@ -80,8 +80,17 @@ pub struct FlushBatch {
     pub meta: Option<ChainMeta>,
 }
 
-/// A persistent coin map with chain metadata.
-pub trait Store: Send {
+/// Number of two-byte txid prefixes: [`Store::for_each_coin_in`] takes a range of them, so a
+/// whole-set pass can be split into key ranges that workers read side by side.
+pub const TXID_PREFIXES: u32 = 1 << 16;
+
+/// The two-byte prefix (big-endian) of `op`'s txid: the part of the key space it falls in.
+pub fn txid_prefix(op: &OutPoint) -> u32 {
+    u32::from(u16::from_be_bytes([op.txid[0], op.txid[1]]))
+}
+
+/// A persistent coin map with chain metadata. Readers may share it across threads.
+pub trait Store: Send + Sync {
     /// The coin at `op`, if unspent.
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError>;
     /// Applies a batch atomically and durably: all of it or (on error) none of it.
@@ -91,7 +100,16 @@ pub trait Store: Send {
     /// Every header record, in height order (heights `0..n`).
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError>;
     /// Calls `f` with every stored coin, in no particular order.
-    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError>;
+    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
+        self.for_each_coin_in(0..TXID_PREFIXES, f)
+    }
+    /// Calls `f` with every stored coin whose [`txid_prefix`] is in `prefixes` (a range within
+    /// `0..TXID_PREFIXES`), in no particular order.
+    fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError>;
 }
 
 impl Store for Box<dyn Store> {
@@ -109,6 +127,13 @@ impl Store for Box<dyn Store> {
     }
     fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
         (**self).for_each_coin(f)
+    }
+    fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError> {
+        (**self).for_each_coin_in(prefixes, f)
     }
 }
 
@@ -170,8 +195,13 @@ impl Store for MemStore {
         }
         Ok(())
     }
-    fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
-        self.coins.iter().for_each(|(op, c)| f(op, c));
+    fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError> {
+        // A hash map has no key order: every part walks the whole map (cheap beside hashing).
+        self.coins.iter().filter(|(op, _)| prefixes.contains(&txid_prefix(op))).for_each(|(op, c)| f(op, c));
         Ok(())
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {

@@ -142,13 +142,39 @@ fn disk_store_creation_is_all_or_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The whole-set MuHash on 1 to 4 workers equals coin-by-coin insertion, and the cache's view of
-/// the set (stored coins it does not override, plus its own) is exactly the set, before and after
-/// a flush, with coins spent from the store and from the cache.
+/// The whole-set MuHash on 1 to 4 workers, read by one thread or by key range, equals
+/// coin-by-coin insertion, and the cache's view of the set (stored coins it does not override,
+/// plus its own) is exactly the set, before and after a flush, with coins spent from the store
+/// and from the cache; over the in-memory store and the on-disk one.
 #[test]
 fn set_muhash_vs_incremental_over_a_cache() {
-    let op = |i: u32| OutPoint { txid: [(i % 251) as u8; 32], vout: i };
-    let mut cache = CoinsCache::new(MemStore::new(), 1 << 20);
+    set_muhash_over(MemStore::new());
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+    {
+        let dir = std::env::temp_dir().join(format!("fv-setmuhash-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        set_muhash_over(DiskStore::open(&dir).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+fn set_muhash_over<S: Store>(store: S) {
+    // Txids starting on both sides of every part boundary the workers cut (1 to 4 workers, 8
+    // parts each), at the ends of the key space, and spread over it.
+    let mut prefixes: Vec<u32> = vec![0, 1, 0xFFFE, 0xFFFF];
+    for parts in [8u32, 16, 24, 32] {
+        for k in 1..parts {
+            let b = (u64::from(TXID_PREFIXES) * u64::from(k) / u64::from(parts)) as u32;
+            prefixes.extend([b - 1, b, b + 1]);
+        }
+    }
+    let op = |i: u32| {
+        let p = prefixes.get(i as usize).copied().unwrap_or(i.wrapping_mul(2_654_435_761) >> 16);
+        let mut txid = [(i % 251) as u8; 32];
+        txid[..2].copy_from_slice(&(p as u16).to_be_bytes());
+        OutPoint { txid, vout: i }
+    };
+    let mut cache = CoinsCache::new(store, 1 << 20);
     let mut set: std::collections::BTreeMap<u32, Coin> = Default::default();
     for i in 0..3000u32 {
         cache.add(op(i), coin(i as i64 + 1), i % 3 == 0);
@@ -185,6 +211,9 @@ fn set_muhash_vs_incremental_over_a_cache() {
         for threads in 1..=4 {
             let got = muhash_of_set(threads, crate::Backend::detect(), |f| cache.for_each_coin(f)).unwrap();
             assert_eq!(got.clone().finalize(), want, "round {round}, {threads} threads");
+            let got = muhash_of_parts(threads, crate::Backend::detect(), |r, f| cache.for_each_coin_in(r, f))
+                .unwrap();
+            assert_eq!(got.clone().finalize(), want, "round {round}, {threads} threads by key range");
         }
         cache.flush(meta(), Vec::new()).unwrap();
     }
@@ -210,8 +239,12 @@ fn flush_batches_come_in_key_order() {
         fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
             self.0.headers()
         }
-        fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
-            self.0.for_each_coin(f)
+        fn for_each_coin_in(
+            &self,
+            prefixes: std::ops::Range<u32>,
+            f: &mut dyn FnMut(&OutPoint, &Coin),
+        ) -> Result<(), StoreError> {
+            self.0.for_each_coin_in(prefixes, f)
         }
     }
     // Eight outputs a transaction, their indices on both sides of byte boundaries (where
