@@ -70,7 +70,8 @@ pub struct ChainstateOptions {
     pub network: Network,
     /// Script-check worker threads (≥ 1).
     pub threads: usize,
-    /// Memory budget of the coins cache in bytes; the cache is flushed when above it.
+    /// Memory budget of the coins cache in bytes, shared by the cache and a flush being written
+    /// in the background: the cache is flushed when above half of it.
     pub dbcache_bytes: usize,
     /// Signature backend for script checks.
     pub backend: Backend,
@@ -256,6 +257,9 @@ pub struct Chainstate {
     utxo_count: u64,
     total_amount: i64,
     blocks_since_flush: u32,
+    /// While a background flush is in flight: `flushed_headers` before it (restored if its
+    /// commit fails).
+    headers_in_flight: Option<usize>,
     clock: Option<i64>,
     assumevalid_passed: bool,
 }
@@ -392,6 +396,7 @@ impl Chainstate {
             utxo_count,
             total_amount,
             blocks_since_flush: 0,
+            headers_in_flight: None,
             clock: None,
             assumevalid_passed,
             opts,
@@ -656,17 +661,45 @@ impl Chainstate {
 
     fn after_connect(&mut self, stats: &mut ConnectStats) -> Result<(), ChainError> {
         self.blocks_since_flush += 1;
+        let landed = self.cache.poll();
+        self.landed(landed)?;
         let periodic = self.opts.flush_every_blocks.is_some_and(|n| self.blocks_since_flush >= n.max(1));
-        if periodic || self.cache.over_budget() {
+        if periodic || self.cache.over_half_budget() {
             let tf = Instant::now();
-            self.flush()?;
+            self.flush_with(true)?;
             stats.flush = tf.elapsed();
         }
         Ok(())
     }
 
-    /// Writes the cache and the best block atomically.
+    /// Takes the result of a background flush that landed (or failed).
+    fn landed(&mut self, r: Result<Option<usize>, StoreError>) -> Result<(), ChainError> {
+        match r {
+            Ok(None) => Ok(()),
+            Ok(Some(_)) => {
+                self.headers_in_flight = None;
+                Ok(())
+            }
+            Err(e) => {
+                if let Some(h) = self.headers_in_flight.take() {
+                    self.flushed_headers = h;
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Writes the cache and the best block atomically, and waits for the write (and for a
+    /// flush the chain state started in the background while connecting blocks).
     pub fn flush(&mut self) -> Result<(), ChainError> {
+        self.flush_with(false)
+    }
+
+    /// Flushes; `background`: without waiting for the commit
+    /// ([`CoinsCache::flush_in_background`]), whose failure is reported by a later call.
+    fn flush_with(&mut self, background: bool) -> Result<(), ChainError> {
+        let landed = self.cache.land();
+        self.landed(landed)?;
         let Some((height, hash)) = self.tip() else { return Ok(()) };
         let meta = ChainMeta {
             height,
@@ -680,7 +713,12 @@ impl Chainstate {
             .enumerate()
             .map(|(i, h)| ((self.flushed_headers + i) as u32, header_record(h)))
             .collect();
-        self.cache.flush(meta, headers)?;
+        if background {
+            self.cache.flush_in_background(meta, headers)?;
+            self.headers_in_flight = Some(self.flushed_headers);
+        } else {
+            self.cache.flush(meta, headers)?;
+        }
         self.flushed_headers = self.headers.len();
         self.blocks_since_flush = 0;
         Ok(())

@@ -126,7 +126,7 @@ impl Store for DiskStore {
             None => Ok(None),
         }
     }
-    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
+    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
         let mut b = self.keyspace.batch();
         for (op, c) in &batch.coins {
             match c {

@@ -69,11 +69,12 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// Everything one flush writes, applied atomically by [`Store::commit`].
+/// Everything one flush writes, applied atomically by [`Store::commit`]. The coins are
+/// borrowed from the cache that flushes them, which keeps serving reads while they are written.
 #[derive(Debug, Default)]
-pub struct FlushBatch {
+pub struct FlushBatch<'a> {
     /// Coins to write (`Some`) or delete (`None`).
-    pub coins: Vec<(OutPoint, Option<Coin>)>,
+    pub coins: Vec<(OutPoint, Option<&'a Coin>)>,
     /// Header records `(height, 40-byte record)` appended since the last flush.
     pub headers: Vec<(u32, [u8; 40])>,
     /// The new best block and set summary.
@@ -89,12 +90,13 @@ pub fn txid_prefix(op: &OutPoint) -> u32 {
     u32::from(u16::from_be_bytes([op.txid[0], op.txid[1]]))
 }
 
-/// A persistent coin map with chain metadata. Readers may share it across threads.
+/// A persistent coin map with chain metadata. Shared across threads: readers may read while
+/// a commit is being written (they see the store before or after it, never half of it).
 pub trait Store: Send + Sync {
     /// The coin at `op`, if unspent.
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError>;
     /// Applies a batch atomically and durably: all of it or (on error) none of it.
-    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError>;
+    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError>;
     /// The metadata of the last commit, `None` for an empty store.
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
     /// Every header record, in height order (heights `0..n`).
@@ -116,7 +118,7 @@ impl Store for Box<dyn Store> {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         (**self).get(op)
     }
-    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
+    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
         (**self).commit(batch)
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
@@ -138,11 +140,20 @@ impl Store for Box<dyn Store> {
 }
 
 /// An in-memory [`Store`].
+#[derive(Debug, Default)]
+pub struct MemStore(std::sync::RwLock<MemInner>);
+
 #[derive(Debug, Default, Clone)]
-pub struct MemStore {
+struct MemInner {
     coins: HashMap<OutPoint, Coin>,
     headers: Vec<[u8; 40]>,
     meta: Option<ChainMeta>,
+}
+
+impl Clone for MemStore {
+    fn clone(&self) -> MemStore {
+        MemStore(std::sync::RwLock::new(self.read().clone()))
+    }
 }
 
 impl MemStore {
@@ -152,46 +163,53 @@ impl MemStore {
     }
     /// Number of stored coins.
     pub fn len(&self) -> usize {
-        self.coins.len()
+        self.read().coins.len()
     }
     /// Whether no coin is stored.
     pub fn is_empty(&self) -> bool {
-        self.coins.is_empty()
+        self.read().coins.is_empty()
+    }
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, MemInner> {
+        // A commit validates before it changes anything, so a panic cannot leave half of one.
+        self.0.read().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 impl Store for MemStore {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
-        Ok(self.coins.get(op).cloned())
+        Ok(self.read().coins.get(op).cloned())
     }
-    fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
-        if let Some(&(h, _)) = batch.headers.first() {
-            if h as usize > self.headers.len() {
-                return Err(StoreError(format!("header {h} after {}", self.headers.len())));
+    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+        let mut s = self.0.write().unwrap_or_else(|e| e.into_inner());
+        // Check the header records first, so a refused batch changes nothing.
+        let mut next = s.headers.len();
+        for &(h, _) in &batch.headers {
+            let h = h as usize;
+            if h > next {
+                return Err(StoreError(format!("header {h} after {next}")));
             }
+            next = next.max(h + 1);
         }
         for (op, c) in &batch.coins {
             match c {
                 Some(c) => {
-                    self.coins.insert(*op, c.clone());
+                    s.coins.insert(*op, (*c).clone());
                 }
                 None => {
-                    self.coins.remove(op);
+                    s.coins.remove(op);
                 }
             }
         }
         for &(h, rec) in &batch.headers {
             let h = h as usize;
-            if h < self.headers.len() {
-                self.headers[h] = rec;
-            } else if h == self.headers.len() {
-                self.headers.push(rec);
+            if h < s.headers.len() {
+                s.headers[h] = rec;
             } else {
-                return Err(StoreError(format!("header {h} after {}", self.headers.len())));
+                s.headers.push(rec);
             }
         }
         if batch.meta.is_some() {
-            self.meta.clone_from(&batch.meta);
+            s.meta.clone_from(&batch.meta);
         }
         Ok(())
     }
@@ -201,13 +219,14 @@ impl Store for MemStore {
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError> {
         // A hash map has no key order: every part walks the whole map (cheap beside hashing).
-        self.coins.iter().filter(|(op, _)| prefixes.contains(&txid_prefix(op))).for_each(|(op, c)| f(op, c));
+        let s = self.read();
+        s.coins.iter().filter(|(op, _)| prefixes.contains(&txid_prefix(op))).for_each(|(op, c)| f(op, c));
         Ok(())
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
-        Ok(self.meta.clone())
+        Ok(self.read().meta.clone())
     }
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
-        Ok(self.headers.clone())
+        Ok(self.read().headers.clone())
     }
 }

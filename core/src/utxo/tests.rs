@@ -69,10 +69,10 @@ fn disk_store_commit_is_visible_after_reopen() {
     let _ = std::fs::remove_dir_all(&dir);
     let a = OutPoint { txid: [3; 32], vout: 2 };
     {
-        let mut s = DiskStore::open(&dir).unwrap();
+        let s = DiskStore::open(&dir).unwrap();
         assert_eq!(s.meta().unwrap(), None);
         s.commit(&FlushBatch {
-            coins: vec![(a, Some(coin(8)))],
+            coins: vec![(a, Some(&coin(8)))],
             headers: vec![(0, [9; 40])],
             meta: Some(meta()),
         })
@@ -96,8 +96,8 @@ fn disk_store_creation_is_all_or_nothing() {
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-create-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let a = OutPoint { txid: [3; 32], vout: 2 };
-    let batch =
-        FlushBatch { coins: vec![(a, Some(coin(8)))], headers: vec![(0, [9; 40])], meta: Some(meta()) };
+    let c8 = coin(8);
+    let batch = FlushBatch { coins: vec![(a, Some(&c8))], headers: vec![(0, [9; 40])], meta: Some(meta()) };
     // Folders of a creation stopped half way: a partition marked initialized without its level
     // manifest, and no keyspace marker.
     let half = dir.join("half");
@@ -224,13 +224,13 @@ fn set_muhash_over<S: Store>(store: S) {
 /// store ends with exactly the cache's view of the set.
 #[test]
 fn flush_batches_come_in_key_order() {
-    struct Recording(MemStore, Vec<[u8; 36]>);
+    struct Recording(MemStore, std::sync::Mutex<Vec<[u8; 36]>>);
     impl Store for Recording {
         fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
             self.0.get(op)
         }
-        fn commit(&mut self, batch: &FlushBatch) -> Result<(), StoreError> {
-            self.1 = batch.coins.iter().map(|(op, _)| outpoint_key(op)).collect();
+        fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+            *self.1.lock().unwrap() = batch.coins.iter().map(|(op, _)| outpoint_key(op)).collect();
             self.0.commit(batch)
         }
         fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
@@ -256,7 +256,7 @@ fn flush_batches_come_in_key_order() {
         txid[28..].copy_from_slice(&g.to_be_bytes());
         OutPoint { txid, vout: VOUTS[(i % 8) as usize] }
     };
-    let mut c = CoinsCache::new(Recording(MemStore::new(), Vec::new()), 1 << 30);
+    let mut c = CoinsCache::new(Recording(MemStore::new(), Default::default()), 1 << 30);
     for i in 0..2000 {
         c.add(op(i), coin(i64::from(i) + 1), false);
     }
@@ -268,10 +268,167 @@ fn flush_batches_come_in_key_order() {
         c.add(op(i), coin(i64::from(i) + 1), false);
     }
     c.flush(meta(), vec![]).unwrap();
-    let keys = &c.store().1;
+    let keys = c.store().1.lock().unwrap().clone();
     assert_eq!(keys.len(), 667 + 500, "every spent and every new coin");
     assert!(keys.windows(2).all(|w| w[0] < w[1]), "not in key order");
     let mut left = 0;
     c.for_each_coin(&mut |_, _| left += 1).unwrap();
     assert_eq!(left, 2000 - 667 + 500);
+}
+
+/// A store whose commits wait until the test lets them through, and can be told to fail the
+/// next one (as a full disk would, before anything is written).
+#[derive(Default)]
+struct Gated {
+    inner: MemStore,
+    gate: std::sync::Arc<Gate>,
+    fail_next: std::sync::atomic::AtomicBool,
+}
+
+#[derive(Default)]
+struct Gate {
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl Gate {
+    fn set_open(&self, open: bool) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = open;
+        self.opened.notify_all();
+    }
+}
+
+/// Opens the gate when dropped: a failed assertion must not leave the cache's drop waiting
+/// for a commit held back forever.
+struct OpenOnDrop(std::sync::Arc<Gate>);
+
+impl Drop for OpenOnDrop {
+    fn drop(&mut self) {
+        self.0.set_open(true);
+    }
+}
+
+impl Gated {
+    fn set_open(&self, open: bool) {
+        self.gate.set_open(open);
+    }
+}
+
+impl Store for Gated {
+    fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+        self.inner.get(op)
+    }
+    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+        let mut open = self.gate.open.lock().unwrap();
+        while !*open {
+            open = self.gate.opened.wait(open).unwrap();
+        }
+        if self.fail_next.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(StoreError("no space left on device".into()));
+        }
+        self.inner.commit(batch)
+    }
+    fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
+        self.inner.meta()
+    }
+    fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
+        self.inner.headers()
+    }
+    fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError> {
+        self.inner.for_each_coin_in(prefixes, f)
+    }
+}
+
+fn set_of<S: Store>(c: &CoinsCache<S>) -> std::collections::BTreeMap<u32, Coin> {
+    let mut got = std::collections::BTreeMap::new();
+    c.for_each_coin(&mut |op, coin| assert!(got.insert(op.vout, coin.clone()).is_none(), "{op:?} twice"))
+        .unwrap();
+    got
+}
+
+/// While a background flush is being written, reads see its coins and its deletions (the store
+/// does not show them yet), new changes go on top of it, a whole-set pass sees each coin once,
+/// and after it lands the store holds exactly the set. A flush whose commit fails gives its
+/// entries back under the newer ones, and the next flush writes them all.
+#[test]
+fn background_flush_serves_reads_until_it_lands() {
+    let op = |i: u32| OutPoint { txid: [(i % 7) as u8; 32], vout: i };
+    let mut c = CoinsCache::new(Gated::default(), 1 << 20);
+    let _open_at_the_end = OpenOnDrop(c.store().gate.clone());
+    let mut model = std::collections::BTreeMap::new();
+    c.store().set_open(true);
+    for i in 0..10 {
+        c.add(op(i), coin(i64::from(i) + 1), false);
+        model.insert(i, coin(i64::from(i) + 1));
+    }
+    c.flush(meta(), vec![]).unwrap();
+    // In flight: coins 10..20 new, 0..5 spent (deletions of stored coins).
+    for i in 10..20 {
+        c.add(op(i), coin(i64::from(i) + 1), false);
+        model.insert(i, coin(i64::from(i) + 1));
+    }
+    for i in 0..5 {
+        assert_eq!(c.get(&op(i)).unwrap(), Some(coin(i64::from(i) + 1)));
+        c.spend(&op(i));
+        model.remove(&i);
+    }
+    c.store().set_open(false);
+    c.flush_in_background(meta(), vec![]).unwrap();
+    assert!(c.is_writing() && c.is_empty());
+    assert_eq!(c.poll().unwrap(), None, "the commit is held back");
+    for i in 0..5 {
+        assert_eq!(c.store().get(&op(i)).unwrap(), Some(coin(i64::from(i) + 1)), "store not written yet");
+        assert_eq!(c.get(&op(i)).unwrap(), None, "a deletion in flight hides the stored coin");
+    }
+    for i in 10..20 {
+        assert_eq!(c.store().get(&op(i)).unwrap(), None);
+        assert_eq!(c.get(&op(i)).unwrap(), Some(coin(i64::from(i) + 1)), "a coin in flight is found");
+    }
+    assert_eq!(set_of(&c), model);
+    // On top of it: spend coins in flight and stored ones, add new ones.
+    for i in (10..20).step_by(2).chain([5, 6]) {
+        c.spend(&op(i));
+        model.remove(&i);
+    }
+    for i in 20..25 {
+        c.add(op(i), coin(-i64::from(i)), false);
+        model.insert(i, coin(-i64::from(i)));
+    }
+    assert_eq!(set_of(&c), model);
+    c.store().set_open(true);
+    assert_eq!(c.land().unwrap(), Some(15), "10 coins and 5 deletions");
+    assert_eq!(set_of(&c), model);
+    c.flush(meta(), vec![]).unwrap();
+    assert_eq!(set_of(&c.store().inner_cache()), model);
+
+    // A failed commit: its entries come back, the next flush writes everything.
+    for i in 25..30 {
+        c.add(op(i), coin(i64::from(i)), false);
+        model.insert(i, coin(i64::from(i)));
+    }
+    c.spend(&op(7));
+    model.remove(&7);
+    c.store().fail_next.store(true, std::sync::atomic::Ordering::SeqCst);
+    c.flush_in_background(meta(), vec![]).unwrap();
+    c.spend(&op(25));
+    model.remove(&25);
+    c.add(op(30), coin(30), false);
+    model.insert(30, coin(30));
+    let e = c.land().expect_err("the commit failed");
+    assert!(e.0.contains("no space"), "{e}");
+    assert!(!c.is_writing());
+    assert_eq!(set_of(&c), model);
+    c.flush(meta(), vec![]).unwrap();
+    assert_eq!(set_of(&c.store().inner_cache()), model);
+}
+
+impl Gated {
+    /// An empty cache over a copy of what this store holds.
+    fn inner_cache(&self) -> CoinsCache<MemStore> {
+        CoinsCache::new(self.inner.clone(), 1 << 20)
+    }
 }
