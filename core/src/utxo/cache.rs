@@ -316,7 +316,8 @@ impl<S: Store + 'static> CoinsCache<S> {
     /// and written (sorted, as one atomic commit) by a thread of its own, and the cache starts
     /// again empty; reads find the entries in flight until they land ([`CoinsCache::poll`],
     /// [`CoinsCache::land`]). A flush already in flight lands first, so commits reach the store
-    /// in order. Where threads cannot be started the flush is done in place.
+    /// in order. On wasm, where there are no threads, the flush is done in place; elsewhere a
+    /// writer thread that cannot be started is a [`StoreError`], with the cache unchanged.
     pub fn flush_in_background(
         &mut self,
         meta: ChainMeta,
