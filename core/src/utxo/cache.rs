@@ -49,8 +49,6 @@ pub struct CoinsCache<S: Store> {
 struct Writing {
     /// The entries it writes; read-only, shared with the writer.
     map: Arc<HashMap<OutPoint, Entry>>,
-    /// Their share of the memory budget when they were taken.
-    mem: usize,
     /// The number of coin records written, or the commit's error, once done.
     done: std::sync::Mutex<mpsc::Receiver<Result<usize, StoreError>>>,
 }
@@ -112,16 +110,6 @@ impl<S: Store> CoinsCache<S> {
     /// Approximate bytes used by cached entries (not counting a flush still being written).
     pub fn mem_usage(&self) -> usize {
         self.mem
-    }
-
-    /// Approximate bytes held by a background flush that has not landed yet (0 when none).
-    pub fn writing_mem(&self) -> usize {
-        self.writing.as_ref().map_or(0, |w| w.mem)
-    }
-
-    /// Whether the cache is above its budget (the owner should flush).
-    pub fn over_budget(&self) -> bool {
-        self.mem > self.budget
     }
 
     /// Whether the cache is above half its budget: when a flush is written in the background,
@@ -346,14 +334,14 @@ impl<S: Store + 'static> CoinsCache<S> {
             self.writer = Some(Writer { jobs, thread });
         }
         let map = Arc::new(std::mem::take(&mut self.map));
-        let mem = std::mem::take(&mut self.mem);
+        self.mem = 0;
         let (answer, done) = mpsc::channel();
         let writer = self.writer.as_ref().expect("started above");
         if let Err(mpsc::SendError((map, ..))) = writer.jobs.send((Arc::clone(&map), meta, headers, answer)) {
             drop(map);
             self.writer = None;
         }
-        self.writing = Some(Writing { map, mem, done: std::sync::Mutex::new(done) });
+        self.writing = Some(Writing { map, done: std::sync::Mutex::new(done) });
         Ok(())
     }
 }
