@@ -141,21 +141,44 @@ impl Num3072 {
         Self::fold(&columns_to_words(&col))
     }
 
-    /// The 64-bit schoolbook product (every target).
+    /// The 64-bit schoolbook product (every target), column by column ("product scanning"):
+    /// each output word sums its column's 128-bit products into a three-word accumulator. Two
+    /// accumulators take alternate rows, so consecutive additions do not wait on each other's
+    /// carries, and each column's word is written once.
     fn mul_portable(&self, other: &Num3072) -> Num3072 {
-        // Schoolbook 48×48-limb product into 96 limbs.
+        let (a, b) = (&self.limbs, &other.limbs);
         let mut t = [0u64; 2 * LIMBS];
-        for i in 0..LIMBS {
-            let a = self.limbs[i] as u128;
-            let mut carry: u128 = 0;
-            for j in 0..LIMBS {
-                // a·b + t + carry ≤ (2^64−1)^2 + 2(2^64−1) = 2^128 − 1: no overflow.
-                let v = a * other.limbs[j] as u128 + t[i + j] as u128 + carry;
-                t[i + j] = v as u64;
-                carry = v >> 64;
+        // What column k passes to column k + 1: its sum shifted down one word (< 2^71).
+        let mut carry: u128 = 0;
+        for (k, word) in t.iter_mut().enumerate().take(2 * LIMBS - 1) {
+            let first = k.saturating_sub(LIMBS - 1);
+            let last = k.min(LIMBS - 1);
+            // Two accumulators (low 128 bits, overflow count), even and odd rows.
+            let (mut s0, mut o0) = (carry, 0u64);
+            let (mut s1, mut o1) = (0u128, 0u64);
+            let mut i = first;
+            while i < last {
+                let (x, c) = s0.overflowing_add(u128::from(a[i]) * u128::from(b[k - i]));
+                s0 = x;
+                o0 += u64::from(c);
+                let (y, d) = s1.overflowing_add(u128::from(a[i + 1]) * u128::from(b[k - i - 1]));
+                s1 = y;
+                o1 += u64::from(d);
+                i += 2;
             }
-            t[i + LIMBS] = carry as u64;
+            if i == last {
+                let (x, c) = s0.overflowing_add(u128::from(a[i]) * u128::from(b[k - i]));
+                s0 = x;
+                o0 += u64::from(c);
+            }
+            let (sum, c) = s0.overflowing_add(s1);
+            let over = o0 + o1 + u64::from(c);
+            *word = sum as u64;
+            // (over·2^128 + sum) >> 64, over being at most 48 + 1.
+            carry = (sum >> 64) | (u128::from(over) << 64);
         }
+        t[2 * LIMBS - 1] = carry as u64;
+        debug_assert_eq!(carry >> 64, 0);
         Self::fold(&t)
     }
 
@@ -274,12 +297,151 @@ pub fn chacha20_block(key: &[u8; 32], counter: u32, nonce: &[u8; 12]) -> [u8; 64
 
 /// Maps data to a group element: 384 bytes of ChaCha20 keystream keyed by `SHA256(data)`.
 pub fn to_num3072(data: &[u8]) -> Num3072 {
-    let key = sha256(data);
+    to_num3072_with(crate::Backend::detect(), data)
+}
+
+/// [`to_num3072`] on `backend`: the six keystream blocks in one eight-lane pass on the AVX2
+/// and IFMA backends (where the CPU has AVX2), one block at a time otherwise.
+pub fn to_num3072_with(backend: crate::Backend, data: &[u8]) -> Num3072 {
+    Num3072::from_le_bytes(&keystream_384(backend, &sha256(data)))
+}
+
+/// The first 384 bytes of ChaCha20's keystream for `key` (nonce 0, counters 0–5).
+fn keystream_384(backend: crate::Backend, key: &[u8; 32]) -> [u8; 384] {
     let mut bytes = [0u8; 384];
-    for (i, chunk) in bytes.chunks_exact_mut(64).enumerate() {
-        chunk.copy_from_slice(&chacha20_block(&key, i as u32, &[0; 12]));
+    #[cfg(target_arch = "x86_64")]
+    if matches!(backend.kind(), crate::backend::BackendKind::Avx2 | crate::backend::BackendKind::Ifma)
+        && crate::backend::Cpu::get().avx2
+    {
+        // SAFETY: Cpu::get() saw AVX2.
+        let blocks = unsafe { crate::backend::avx2::chacha20::blocks8(key, 0, &[0; 12]) };
+        for (chunk, block) in bytes.chunks_exact_mut(64).zip(&blocks) {
+            for (c, w) in chunk.chunks_exact_mut(4).zip(block) {
+                c.copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        return bytes;
     }
-    Num3072::from_le_bytes(&bytes)
+    let _ = backend;
+    for (i, chunk) in bytes.chunks_exact_mut(64).enumerate() {
+        chunk.copy_from_slice(&chacha20_block(key, i as u32, &[0; 12]));
+    }
+    bytes
+}
+
+/// The product of many MuHash elements, for hashing a whole set at once (the final MuHash
+/// policy): [`SetProduct::insert`] equals [`MuHash3072::insert`], and
+/// [`SetProduct::finish`] gives the accumulator. On the IFMA backend the running product stays
+/// in 52-bit limbs between multiplications, converted once at the end; elsewhere it is a
+/// [`Num3072`] multiplied as by `insert`.
+///
+/// ```
+/// use fullverify::muhash::{MuHash3072, SetProduct};
+/// use fullverify::Backend;
+///
+/// let mut m = MuHash3072::new();
+/// let want = m.insert(b"coin 1").insert(b"coin 2").finalize();
+/// for backend in Backend::available() {
+///     let mut p = SetProduct::new(backend);
+///     p.insert(b"coin 2");
+///     p.insert(b"coin 1");
+///     assert_eq!(p.finish().finalize(), want);
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct SetProduct {
+    backend: crate::Backend,
+    acc: ProductAcc,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ProductAcc {
+    /// 48 words below 2^3072, as in [`MuHash3072`].
+    Words(Num3072),
+    /// 60 limbs below 2^52, a value below 2^3120 (IFMA).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    Limbs52([u64; crate::backend::ifma::num3072::LIMBS52]),
+}
+
+impl SetProduct {
+    /// The empty product (1), multiplied on `backend`.
+    pub fn new(backend: crate::Backend) -> SetProduct {
+        let acc = match backend.kind() {
+            #[cfg(target_arch = "x86_64")]
+            crate::backend::BackendKind::Ifma => {
+                let mut one = [0u64; crate::backend::ifma::num3072::LIMBS52];
+                one[0] = 1;
+                ProductAcc::Limbs52(one)
+            }
+            _ => ProductAcc::Words(Num3072::ONE),
+        };
+        SetProduct { backend, acc }
+    }
+
+    /// Multiplies in the element of `data`.
+    pub fn insert(&mut self, data: &[u8]) {
+        let bytes = keystream_384(self.backend, &sha256(data));
+        match &mut self.acc {
+            ProductAcc::Words(n) => *n = n.mul_with(self.backend, &Num3072::from_le_bytes(&bytes)),
+            ProductAcc::Limbs52(l) => {
+                let x = crate::backend::ifma::num3072::limbs52_from_le_bytes(&bytes);
+                *l = Self::mul_limbs52(self.backend, l, &x);
+            }
+        }
+    }
+
+    /// Multiplies in `x` (any value below 2^3072).
+    pub fn mul_num(&mut self, x: &Num3072) {
+        match &mut self.acc {
+            ProductAcc::Words(n) => *n = n.mul_with(self.backend, x),
+            ProductAcc::Limbs52(l) => {
+                let x = crate::backend::ifma::num3072::to_limbs52(&x.limbs);
+                *l = Self::mul_limbs52(self.backend, l, &x);
+            }
+        }
+    }
+
+    /// The 52-bit-limb product on the Ifma token that made the accumulator.
+    fn mul_limbs52(
+        backend: crate::Backend,
+        a: &[u64; crate::backend::ifma::num3072::LIMBS52],
+        b: &[u64; crate::backend::ifma::num3072::LIMBS52],
+    ) -> [u64; crate::backend::ifma::num3072::LIMBS52] {
+        #[cfg(target_arch = "x86_64")]
+        if backend.kind() == crate::backend::BackendKind::Ifma {
+            // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
+            // avx512vl.
+            return unsafe { mul_limbs52_ifma(a, b) };
+        }
+        let _ = backend;
+        crate::backend::ifma::num3072::mul_mod_limbs52::<crate::backend::ifma::lanes::Emulated>(a, b)
+    }
+
+    /// The product as a MuHash accumulator (numerator; denominator 1).
+    pub fn finish(&self) -> MuHash3072 {
+        let numerator = match &self.acc {
+            ProductAcc::Words(n) => *n,
+            ProductAcc::Limbs52(l) => {
+                let mut t = [0u64; 2 * LIMBS];
+                t[..49].copy_from_slice(&crate::backend::ifma::num3072::words_from_limbs52(l));
+                Num3072::fold(&t)
+            }
+        };
+        MuHash3072 { numerator, denominator: Num3072::ONE }
+    }
+}
+
+/// [`crate::backend::ifma::num3072::mul_mod_limbs52`] on AVX-512 registers.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn mul_limbs52_ifma(
+    a: &[u64; crate::backend::ifma::num3072::LIMBS52],
+    b: &[u64; crate::backend::ifma::num3072::LIMBS52],
+) -> [u64; crate::backend::ifma::num3072::LIMBS52] {
+    crate::backend::ifma::num3072::mul_mod_limbs52::<crate::backend::ifma::lanes::Ifma>(a, b)
 }
 
 /// The rolling set hash. See the module documentation.
@@ -336,7 +498,7 @@ impl MuHash3072 {
 
     /// [`MuHash3072::insert`] with the multiplication on `backend`.
     pub fn insert_with(&mut self, backend: crate::Backend, data: &[u8]) -> &mut Self {
-        self.numerator = self.numerator.mul_with(backend, &to_num3072(data));
+        self.numerator = self.numerator.mul_with(backend, &to_num3072_with(backend, data));
         self
     }
 

@@ -6,7 +6,7 @@ use super::coin::{txout_ser, txout_ser_into, Coin};
 use super::store::TXID_PREFIXES;
 use crate::backend::Backend;
 use crate::encode::OutPoint;
-use crate::muhash::MuHash3072;
+use crate::muhash::{MuHash3072, SetProduct};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -15,14 +15,21 @@ use std::sync::{mpsc, Mutex};
 /// product is order-independent, so large blocks are split across `threads` workers whose
 /// partial accumulators are combined.
 pub fn muhash_delta(spent: &[(OutPoint, Coin)], created: &[(OutPoint, Coin)], threads: usize) -> MuHash3072 {
+    let backend = Backend::detect();
     let part = |spent: &[(OutPoint, Coin)], created: &[(OutPoint, Coin)]| {
-        let mut m = MuHash3072::new();
+        let mut buf = Vec::with_capacity(128);
+        let mut removed = SetProduct::new(backend);
         for (op, c) in spent {
-            m.remove(&txout_ser(op, c));
+            txout_ser_into(op, c, &mut buf);
+            removed.insert(&buf);
         }
+        let mut added = SetProduct::new(backend);
         for (op, c) in created {
-            m.insert(&txout_ser(op, c));
+            txout_ser_into(op, c, &mut buf);
+            added.insert(&buf);
         }
+        let mut m = added.finish();
+        m.remove_set(&removed.finish());
         m
     };
     let n = spent.len() + created.len();
@@ -55,18 +62,20 @@ const SET_BATCH: usize = 1024;
 /// calls its argument with every coin. The elements are hashed on `threads` workers, each
 /// multiplying its batches into an accumulator of its own, and the accumulators are combined
 /// at the end (the product does not depend on the order). One ChaCha20 expansion and one
-/// 3072-bit multiplication per coin, on `backend`.
+/// 3072-bit multiplication per coin, on `backend`, into a [`SetProduct`].
 pub fn muhash_of_set<E>(
     threads: usize,
     backend: Backend,
     for_each: impl FnOnce(&mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), E>,
 ) -> Result<MuHash3072, E> {
     if threads <= 1 {
-        let mut m = MuHash3072::new();
+        let mut p = SetProduct::new(backend);
+        let mut buf = Vec::with_capacity(128);
         for_each(&mut |op, c| {
-            m.insert_with(backend, &txout_ser(op, c));
+            txout_ser_into(op, c, &mut buf);
+            p.insert(&buf);
         })?;
-        return Ok(m);
+        return Ok(p.finish());
     }
     let (tx, rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(2 * threads);
     let rx = Mutex::new(rx);
@@ -74,12 +83,12 @@ pub fn muhash_of_set<E>(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
-                    let mut m = MuHash3072::new();
+                    let mut p = SetProduct::new(backend);
                     loop {
                         let batch = rx.lock().expect("no panics while held").recv();
-                        let Ok(batch) = batch else { return m };
+                        let Ok(batch) = batch else { return p.finish() };
                         for e in &batch {
-                            m.insert_with(backend, e);
+                            p.insert(e);
                         }
                     }
                 })
@@ -128,16 +137,16 @@ pub fn muhash_of_parts<E: Send>(
     };
     let next = AtomicUsize::new(0);
     let worker = || -> Result<MuHash3072, E> {
-        let mut m = MuHash3072::new();
+        let mut p = SetProduct::new(backend);
         let mut buf = Vec::with_capacity(128);
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed) as u32;
             if i >= parts {
-                return Ok(m);
+                return Ok(p.finish());
             }
             each_part(range(i), &mut |op, c| {
                 txout_ser_into(op, c, &mut buf);
-                m.insert_with(backend, &buf);
+                p.insert(&buf);
             })?;
         }
     };

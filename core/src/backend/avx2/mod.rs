@@ -5,6 +5,7 @@
 //! - [`lanes`]: the lane abstraction, one AVX2 instruction per register for each method, with
 //!   the portable `[u64; 8]` model `Emulated` (every target) and the register type `Avx2`
 //!   (x86-64);
+//! - [`chacha20`]: ChaCha20 on eight block counters at once (MuHash's element expansion);
 //! - [`field`]: `Fe10x26x8`, eight elements of GF(p) in ten 26-bit limbs.
 //!
 //! As with the IFMA kernels, the code is written once, generic over the lane type, so the
@@ -13,6 +14,8 @@
 //! `schnorr::verify_many`, bulk key parsing) reach the `Avx2` lane type only through an Avx2
 //! [`Backend`](crate::Backend) token, inside `#[target_feature]` functions.
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod chacha20;
 pub(crate) mod field;
 pub(crate) mod lanes;
 #[cfg(test)]

@@ -393,3 +393,30 @@ fn fe10x26x8_inverse_and_root_avx2_vs_scalar() {
     }
     check_fe8_pow::<super::lanes::Avx2>();
 }
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn chacha20_eight_blocks_equal_the_scalar_block_function() {
+    if crate::backend::require_or_skip(BackendKind::Avx2).is_none() {
+        return;
+    }
+    let mut rng = SplitMix64(test_seed() ^ 0xc4a);
+    // The RFC 8439 §2.3.2 key and nonce, MuHash's nonce 0, random ones; counters from 0, mid
+    // range and across the 32-bit wrap.
+    let rfc_key: [u8; 32] = core::array::from_fn(|i| i as u8);
+    let rfc_nonce = [0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0];
+    let mut cases = vec![(rfc_key, 1u32, rfc_nonce), (rfc_key, 0, [0; 12])];
+    for counter in [0u32, 6, 0x7FFF_FFFC, u32::MAX - 3, u32::MAX] {
+        cases.push((rng.bytes(), counter, rng.bytes()));
+        cases.push(([0xFF; 32], counter, [0xFF; 12]));
+    }
+    for (key, counter, nonce) in cases {
+        // SAFETY: the Avx2 token above means the CPU has AVX2.
+        let got = unsafe { super::chacha20::blocks8(&key, counter, &nonce) };
+        for (b, words) in got.iter().enumerate() {
+            let want = crate::muhash::chacha20_block(&key, counter.wrapping_add(b as u32), &nonce);
+            let got_bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            assert_eq!(got_bytes, want, "counter {counter:#x}, block {b}");
+        }
+    }
+}

@@ -324,3 +324,169 @@ fn num3072_ifma_vs_portable_vs_bigint() {
     let y = Num3072::from_le_bytes(&[0xEE; 384]);
     assert_eq!(x.mul_with(b, &y), x.mul_with(crate::Backend::portable(), &y));
 }
+
+// ---- Num3072 in 52-bit limbs (the running product of the final MuHash) -----------------------
+
+use super::num3072::{
+    fold_over, limbs52_from_le_bytes, mul_mod_limbs52, to_limbs52, words_from_limbs52, LIMBS52,
+};
+
+fn limbs_big(l: &[u64; LIMBS52]) -> BigUint {
+    l.iter().rev().fold(BigUint::from(0u8), |acc, &v| (acc << 52) + BigUint::from(v))
+}
+
+fn muhash_modulus() -> BigUint {
+    (BigUint::from(1u8) << 3072) - BigUint::from(1_103_717u32)
+}
+
+/// Operands anywhere below 2^3120, limb-saturated ones included: all ones (2^3120 − 1), 2^3072
+/// − 1, m, m + 1 in limbs, zero, one, sparse limbs at 2^52 − 1, random.
+fn limbs_structured(rng: &mut SplitMix64) -> [u64; LIMBS52] {
+    match rng.next_u64() % 8 {
+        0 => [M52; LIMBS52],
+        1 => to_limbs52(&[u64::MAX; 48]),
+        2 => {
+            // m = 2^3072 − 1103717 and m + 1.
+            let mut w = [u64::MAX; 48];
+            w[0] = u64::MAX - 1_103_717 + 1 + rng.next_u64() % 2;
+            to_limbs52(&w)
+        }
+        3 => {
+            let mut l = [0u64; LIMBS52];
+            l[0] = rng.next_u64() % 2;
+            l
+        }
+        4 => core::array::from_fn(|_| if rng.next_u64().is_multiple_of(3) { M52 } else { 0 }),
+        _ => core::array::from_fn(|_| rng.next_u64() & M52),
+    }
+}
+
+fn check_limbs52<L: Lanes>(iters: usize) {
+    let mut rng = SplitMix64(test_seed() ^ 52);
+    let m = muhash_modulus();
+    // A running product, as the final MuHash keeps it, beside independent pairs.
+    let mut acc = limbs_structured(&mut rng);
+    let mut acc_big = limbs_big(&acc) % &m;
+    for _ in 0..iters {
+        let a = limbs_structured(&mut rng);
+        let b = limbs_structured(&mut rng);
+        let got = mul_mod_limbs52::<L>(&a, &b);
+        assert!(got.iter().all(|&v| v <= M52), "limb out of range");
+        assert_eq!(limbs_big(&got) % &m, limbs_big(&a) * limbs_big(&b) % &m);
+        acc = mul_mod_limbs52::<L>(&acc, &b);
+        acc_big = acc_big * limbs_big(&b) % &m;
+        assert_eq!(limbs_big(&acc) % &m, acc_big);
+    }
+}
+
+#[test]
+fn num3072_limbs52_emulated_vs_bigint() {
+    check_limbs52::<Emulated>(test_iters(300));
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn num3072_limbs52_ifma_vs_bigint() {
+    if crate::backend::require_or_skip(BackendKind::Ifma).is_none() {
+        return;
+    }
+    check_limbs52::<super::lanes::Ifma>(test_iters(2000));
+}
+
+#[test]
+fn num3072_limbs52_fold_over_carries_through_every_limb() {
+    let m = muhash_modulus();
+    // Limbs 3… all ones: the folded part carries off the top and is folded a second time.
+    for over in [1u128, 15, 16, (1 << 52) - 1, (1 << 77) - 1, (1 << 80) - 1] {
+        for low in [0u64, 1, M52] {
+            let mut l = [M52; LIMBS52];
+            l[0] = low;
+            let before = limbs_big(&l);
+            fold_over(&mut l, over);
+            assert!(l.iter().all(|&v| v <= M52));
+            let want = (before + (BigUint::from(over) << 3120)) % &m;
+            assert_eq!(limbs_big(&l) % &m, want, "over {over:#x}, low {low:#x}");
+        }
+    }
+}
+
+#[test]
+fn num3072_limbs52_conversions_round_trip() {
+    let mut rng = SplitMix64(test_seed() ^ 0x52);
+    for i in 0..200 {
+        let mut b = [0u8; 384];
+        match i % 3 {
+            0 => b = [0xFF; 384],
+            1 => b[383] = 0x80,
+            _ => rng.fill(&mut b),
+        }
+        let n = Num3072::from_le_bytes(&b);
+        let l = limbs52_from_le_bytes(&b);
+        let words: [u64; 48] =
+            core::array::from_fn(|k| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().unwrap()));
+        assert_eq!(l, to_limbs52(&words));
+        assert_eq!(limbs_big(&l), num_big(&n));
+        let back = words_from_limbs52(&l);
+        assert_eq!(&back[..48], &words[..]);
+        assert_eq!(back[48], 0);
+    }
+    let top = words_from_limbs52(&[M52; LIMBS52]);
+    assert_eq!(limbs_big(&[M52; LIMBS52]), (BigUint::from(1u8) << 3120) - 1u8);
+    assert_eq!(&top[..48], &[u64::MAX; 48][..]);
+    assert_eq!(top[48], (1 << 48) - 1);
+}
+
+#[test]
+fn set_product_equals_muhash_insert_on_every_backend() {
+    use crate::muhash::{to_num3072 as to_num, MuHash3072, SetProduct};
+    let mut rng = SplitMix64(test_seed() ^ 0x5e7);
+    let m = muhash_modulus();
+    let data: Vec<Vec<u8>> = (0..test_iters(200))
+        .map(|i| {
+            let mut d = vec![0u8; (i * 7) % 90];
+            rng.fill(&mut d);
+            d
+        })
+        .collect();
+    let mut want = MuHash3072::new();
+    for d in &data {
+        want.insert_with(crate::Backend::portable(), d);
+    }
+    let want_digest = want.finalize();
+    // Structured factors multiplied in directly, against a BigUint model; 0 and m (≡ 0) end
+    // any product in 0, so they go alone.
+    let m_minus_1 = {
+        let mut w = [0xFFu8; 384];
+        w[..8].copy_from_slice(&(u64::MAX - 1_103_717).to_le_bytes());
+        Num3072::from_le_bytes(&w)
+    };
+    let factors = [Num3072::ONE, Num3072::from_le_bytes(&[0xFF; 384]), m_minus_1, to_num(b"f")];
+    for backend in crate::Backend::available() {
+        let mut p = SetProduct::new(backend);
+        for d in data.iter().rev() {
+            p.insert(d);
+        }
+        assert_eq!(p.finish().finalize(), want_digest, "{backend}");
+        let mut q = SetProduct::new(backend);
+        let mut model = BigUint::from(1u8);
+        for f in factors.iter().cycle().take(30) {
+            q.mul_num(f);
+            model = model * num_big(f) % &m;
+        }
+        let got = q.finish().finalize();
+        let mut model_bytes = model.to_bytes_le();
+        model_bytes.resize(384, 0);
+        assert_eq!(got, crate::hash::sha256(&model_bytes), "{backend}");
+        let m_itself = {
+            let mut w = [0xFFu8; 384];
+            w[..8].copy_from_slice(&(u64::MAX - 1_103_717 + 1).to_le_bytes());
+            Num3072::from_le_bytes(&w)
+        };
+        for zero in [Num3072::from_le_bytes(&[0; 384]), m_itself] {
+            let mut z = SetProduct::new(backend);
+            z.insert(b"x");
+            z.mul_num(&zero);
+            assert_eq!(z.finish().finalize(), crate::hash::sha256(&[0u8; 384]), "{backend}");
+        }
+    }
+}
