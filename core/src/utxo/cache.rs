@@ -3,9 +3,9 @@
 //! [`Store`], with a memory budget.
 
 use super::coin::Coin;
+use super::outpoint_hash::OutPointMap;
 use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_PREFIXES};
 use crate::encode::OutPoint;
-use std::collections::HashMap;
 use std::sync::{mpsc, Arc};
 
 impl Coin {
@@ -37,7 +37,7 @@ pub struct Entry {
 /// means not in the store once the commit in flight has landed.
 pub struct CoinsCache<S: Store> {
     store: Arc<S>,
-    map: HashMap<OutPoint, Entry>,
+    map: OutPointMap<Entry>,
     mem: usize,
     budget: usize,
     writing: Option<Writing>,
@@ -48,7 +48,7 @@ pub struct CoinsCache<S: Store> {
 /// A flush being written by the writer thread.
 struct Writing {
     /// The entries it writes; read-only, shared with the writer.
-    map: Arc<HashMap<OutPoint, Entry>>,
+    map: Arc<OutPointMap<Entry>>,
     /// The number of coin records written, or the commit's error, once done.
     done: std::sync::Mutex<mpsc::Receiver<Result<usize, StoreError>>>,
 }
@@ -56,7 +56,7 @@ struct Writing {
 /// One flush for the writer thread: the entries, the best block and headers, and where to
 /// answer.
 type Job =
-    (Arc<HashMap<OutPoint, Entry>>, ChainMeta, Vec<(u32, [u8; 40])>, mpsc::Sender<Result<usize, StoreError>>);
+    (Arc<OutPointMap<Entry>>, ChainMeta, Vec<(u32, [u8; 40])>, mpsc::Sender<Result<usize, StoreError>>);
 
 /// The writer thread and its queue. One thread for the cache's life, so every flush is
 /// written by the same thread, in order.
@@ -69,11 +69,7 @@ struct Writer {
 /// index): an on-disk store's memtable is a skip list, where millions of random keys miss the
 /// cache on every level of every insert and sorted ones find the last path cached (a
 /// 4-million-coin flush took a quarter of the time).
-fn batch_of(
-    map: &HashMap<OutPoint, Entry>,
-    meta: ChainMeta,
-    headers: Vec<(u32, [u8; 40])>,
-) -> FlushBatch<'_> {
+fn batch_of(map: &OutPointMap<Entry>, meta: ChainMeta, headers: Vec<(u32, [u8; 40])>) -> FlushBatch<'_> {
     let mut coins: Vec<(OutPoint, Option<&Coin>)> =
         map.iter().filter(|(_, e)| e.dirty).map(|(op, e)| (*op, e.coin.as_ref())).collect();
     coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
@@ -82,7 +78,7 @@ fn batch_of(
 
 /// Frees a large table away from the caller (tearing down millions of entries takes a good
 /// part of a second); in place when it is small or no thread can be started.
-fn free_elsewhere(map: HashMap<OutPoint, Entry>) {
+fn free_elsewhere(map: OutPointMap<Entry>) {
     if map.len() >= 1 << 16 && !cfg!(target_arch = "wasm32") {
         // A thread that cannot be started drops its closure, and the table with it, here.
         let _ = std::thread::Builder::new().name("fv-free".into()).spawn(move || drop(map));
@@ -94,7 +90,7 @@ impl<S: Store> CoinsCache<S> {
     pub fn new(store: S, budget: usize) -> CoinsCache<S> {
         CoinsCache {
             store: Arc::new(store),
-            map: HashMap::new(),
+            map: OutPointMap::default(),
             mem: 0,
             budget,
             writing: None,

@@ -20,12 +20,13 @@
 //!
 //! Files: `coin` (the coin, its storage form and key, its MuHash element), `store` (the store
 //! trait, the flush batch and best-block record, the in-memory store), `disk` (fjall), `cache`
-//! (the write-back cache), `set_hash` (the set's MuHash per block or over the whole set).
+//! (the write-back cache), `outpoint_hash` (the salted hash of the coin tables), `set_hash` (the set's MuHash per block or over the whole set).
 
 mod cache;
 mod coin;
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 mod disk;
+mod outpoint_hash;
 mod set_hash;
 mod store;
 #[cfg(test)]
@@ -35,5 +36,6 @@ pub use cache::{CoinsCache, Entry};
 pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub use disk::DiskStore;
+pub use outpoint_hash::{OutPointHasher, OutPointMap, OutPointSet, SaltedOutPoints};
 pub use set_hash::{muhash_delta, muhash_of_parts, muhash_of_set};
 pub use store::{txid_prefix, ChainMeta, FlushBatch, MemStore, Store, StoreError, TXID_PREFIXES};

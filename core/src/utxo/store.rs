@@ -3,9 +3,9 @@
 //! best-block record [`ChainMeta`]), and the in-memory store.
 
 use super::coin::Coin;
+use super::outpoint_hash::OutPointMap;
 use crate::encode::OutPoint;
 use crate::muhash::MuHash3072;
-use std::collections::HashMap;
 use std::fmt;
 
 /// The chain state recorded with every flush: the best block and the UTXO set's summary.
@@ -145,7 +145,7 @@ pub struct MemStore(std::sync::RwLock<MemInner>);
 
 #[derive(Debug, Default, Clone)]
 struct MemInner {
-    coins: HashMap<OutPoint, Coin>,
+    coins: OutPointMap<Coin>,
     headers: Vec<[u8; 40]>,
     meta: Option<ChainMeta>,
 }

@@ -13,8 +13,7 @@ use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY};
 use crate::script::opcodes::is_unspendable;
 use crate::script::sigops::transaction_sigop_cost;
 use crate::script::ScriptFlags;
-use crate::utxo::Coin;
-use std::collections::{HashMap, HashSet};
+use crate::utxo::{Coin, OutPointMap, OutPointSet};
 use std::time::{Duration, Instant};
 
 /// Where [`connect_block`] reads coins from (the chainstate's cache, or a given list).
@@ -207,8 +206,8 @@ pub(super) fn connect_inputs<S: CoinSource>(
         fetch += tf.elapsed();
     }
     // Coins created in this block and not yet spent, and pre-block coins spent so far.
-    let mut created: HashMap<OutPoint, Coin> = HashMap::new();
-    let mut spent_before: HashSet<OutPoint> = HashSet::new();
+    let mut created: OutPointMap<Coin> = OutPointMap::default();
+    let mut spent_before: OutPointSet = OutPointSet::default();
     let mut delta_spent: Vec<(OutPoint, Coin)> = Vec::new();
     let mut spent_outs: Vec<Vec<TxOut>> = Vec::with_capacity(block.txdata.len());
     let (mut fees, mut sigops, mut inputs) = (0i64, 0u64, 0usize);
