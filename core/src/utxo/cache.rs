@@ -8,11 +8,25 @@ use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_P
 use crate::encode::OutPoint;
 use std::sync::{mpsc, Arc};
 
+/// The budget's count of one table slot (key, entry and hashing overhead), which is all a
+/// pending deletion costs.
+const SLOT_MEM: usize = std::mem::size_of::<(OutPoint, Entry)>() + 16;
+
 impl Coin {
     /// Approximate heap and table footprint in a cache, for the memory budget.
     pub fn mem_usage(&self) -> usize {
-        std::mem::size_of::<(OutPoint, Entry)>() + 16 + self.out.script_pubkey.capacity()
+        SLOT_MEM + self.out.script_pubkey.capacity()
     }
+}
+
+/// What an entry counts against the budget: its coin, or one slot for a pending deletion.
+fn entry_mem(coin: Option<&Coin>) -> usize {
+    coin.map_or(SLOT_MEM, Coin::mem_usage)
+}
+
+/// The error of a flush whose writer thread ended without answering.
+fn writer_gone() -> StoreError {
+    StoreError("the flush thread stopped".into())
 }
 
 /// A cache entry: `coin == None` is a spent coin the store still holds (dirty, not fresh).
@@ -156,7 +170,7 @@ impl<S: Store> CoinsCache<S> {
                 e.dirty = true;
             }
             None => {
-                self.mem += std::mem::size_of::<(OutPoint, Entry)>() + 16;
+                self.mem += SLOT_MEM;
                 self.map.insert(*op, Entry { coin: None, dirty: true, fresh: false });
             }
         }
@@ -173,7 +187,7 @@ impl<S: Store> CoinsCache<S> {
             None => !possible_overwrite,
         };
         if let Some(old) = self.map.insert(op, Entry { coin: Some(coin), dirty: true, fresh }) {
-            self.mem -= old.coin.map_or(std::mem::size_of::<(OutPoint, Entry)>() + 16, |c| c.mem_usage());
+            self.mem -= entry_mem(old.coin.as_ref());
         }
     }
 
@@ -240,7 +254,7 @@ impl<S: Store> CoinsCache<S> {
     pub fn land(&mut self) -> Result<Option<usize>, StoreError> {
         let Some(w) = self.writing.take() else { return Ok(None) };
         let done = w.done.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        self.finish(w, done.unwrap_or_else(|_| Err(StoreError("the flush thread stopped".into()))))
+        self.finish(w, done.unwrap_or_else(|_| Err(writer_gone())))
     }
 
     /// Takes the answer of the flush `w`.
@@ -257,10 +271,7 @@ impl<S: Store> CoinsCache<S> {
                 let map = Arc::try_unwrap(w.map).unwrap_or_else(|m| (*m).clone());
                 for (op, e) in map {
                     if e.dirty && !self.map.contains_key(&op) {
-                        self.mem += e
-                            .coin
-                            .as_ref()
-                            .map_or(std::mem::size_of::<(OutPoint, Entry)>() + 16, Coin::mem_usage);
+                        self.mem += entry_mem(e.coin.as_ref());
                         self.map.insert(op, e);
                     }
                 }
@@ -283,10 +294,7 @@ impl<S: Store> CoinsCache<S> {
                     Err(mpsc::TryRecvError::Empty) => Ok(None),
                     answer => {
                         let w = self.writing.take().expect("in flight");
-                        self.finish(
-                            w,
-                            answer.unwrap_or_else(|_| Err(StoreError("the flush thread stopped".into()))),
-                        )
+                        self.finish(w, answer.unwrap_or_else(|_| Err(writer_gone())))
                     }
                 }
             }

@@ -8,7 +8,8 @@
 //!   eight-lane addition chain and by one shared scalar safegcd;
 //! - verifications per second on one core: scalar `verify_with` one by one against
 //!   `verify_many` on the Avx2 and Ifma tokens, ECDSA and BIP340;
-//! - MuHash: `Num3072` multiplication and `MuHash3072::insert`, portable against IFMA.
+//! - MuHash: `Num3072` multiplication, `MuHash3072::insert` and `SetProduct::insert` (the final
+//!   MuHash's path), portable against IFMA.
 //!
 //! ```text
 //! ifmabench [--quick] [--rounds N] [--clock wall|cpu] [--out DIR]
@@ -23,7 +24,7 @@
 //! other jobs. The binary first checks itself as `scripts/inlined-intrinsics.sh` does (no SIMD
 //! intrinsic compiled out of line) and refuses to measure otherwise.
 
-use fullverify::muhash::{MuHash3072, Num3072};
+use fullverify::muhash::{MuHash3072, Num3072, SetProduct};
 use fullverify::secp256k1::arith::{field_chain_with, field_chain_x8_with, FieldElement, FieldKernel};
 use fullverify::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use fullverify::Backend;
@@ -242,7 +243,7 @@ fn main() {
 
     // 3. MuHash (IFMA only).
     let mut muhash: Vec<ArmSamples> = Vec::new();
-    let (mut num_speedup, mut insert_speedup, mut n_elems) = (None, None, 0);
+    let (mut num_speedup, mut insert_speedup, mut set_insert_speedup, mut n_elems) = (None, None, None, 0);
     if let Some(ifma) = ifma {
         let mut buf = [0u8; 384];
         rng.fill(&mut buf);
@@ -258,7 +259,10 @@ fn main() {
             h1.insert_with(Backend::portable(), e);
             h2.insert_with(ifma, e);
         }
+        let mut p = SetProduct::new(ifma);
+        elems.iter().for_each(|e| p.insert(e));
         assert_eq!(h1.finalize(), h2.finalize());
+        assert_eq!(p.finish().finalize(), h2.finalize());
         muhash = {
             let (x, y, elems) = (&x, &y, &elems);
             let mut arms: Vec<Arm> = Vec::new();
@@ -283,12 +287,21 @@ fn main() {
                     }
                     keep(h);
                 }));
+                // The final MuHash's path: a product over many elements.
+                arms.push(Arm::new(format!("set_insert/{b}"), elems.len() as u64, move || {
+                    let mut p = SetProduct::new(b);
+                    for e in elems {
+                        p.insert(keep(e));
+                    }
+                    keep(p.finish());
+                }));
             }
             alternate_on(args.clock, &mut arms, rounds)
         };
         print_arms("MuHash3072 (ns per operation):", &muhash, "num3072_mul/portable");
         num_speedup = Some(ratio(&muhash, "num3072_mul/portable", "num3072_mul/ifma"));
         insert_speedup = Some(ratio(&muhash, "muhash_insert/portable", "muhash_insert/ifma"));
+        set_insert_speedup = Some(ratio(&muhash, "muhash_insert/portable", "set_insert/ifma"));
     }
 
     // The packet's backend: the best eight-lane backend that ran.
@@ -302,6 +315,7 @@ fn main() {
         "schnorr_avx2_vs_ifma": json_ratio(schnorr_avx2_vs_ifma),
         "num3072_mul_speedup": json_ratio(num_speedup),
         "muhash_insert_speedup": json_ratio(insert_speedup),
+        "set_insert_speedup": json_ratio(set_insert_speedup),
         "ecdsa_verifications_per_s_scalar": per_s(format!("ecdsa_verify/{scalar}")),
         "schnorr_verifications_per_s_scalar": per_s(format!("schnorr_verify/{scalar}")),
     });
