@@ -301,7 +301,8 @@ pub fn to_num3072(data: &[u8]) -> Num3072 {
 }
 
 /// [`to_num3072`] on `backend`: the six keystream blocks in one eight-lane pass on the AVX2
-/// and IFMA backends (where the CPU has AVX2), one block at a time otherwise.
+/// and IFMA backends (where the CPU has AVX2 and the `no_avx2` feature is off), one block at a
+/// time otherwise.
 pub fn to_num3072_with(backend: crate::Backend, data: &[u8]) -> Num3072 {
     Num3072::from_le_bytes(&keystream_384(backend, &sha256(data)))
 }
@@ -311,6 +312,7 @@ fn keystream_384(backend: crate::Backend, key: &[u8; 32]) -> [u8; 384] {
     let mut bytes = [0u8; 384];
     #[cfg(target_arch = "x86_64")]
     if matches!(backend.kind(), crate::backend::BackendKind::Avx2 | crate::backend::BackendKind::Ifma)
+        && !cfg!(feature = "no_avx2")
         && crate::backend::Cpu::get().avx2
     {
         // SAFETY: Cpu::get() saw AVX2.
