@@ -25,7 +25,7 @@ use super::wire::Bundle;
 use crate::source::CoreChain;
 use fullverify::chain::Network;
 use fullverify::encode::{Block, OutPoint};
-use fullverify::muhash::MuHash3072;
+use fullverify::muhash::{MuHash3072, SetProduct};
 use fullverify::swiftsync::{counted_outputs, Aggregate, CoinElement, HintsFile, Salt};
 use fullverify::utxo::{txout_ser, Coin};
 use fullverify::validation::{check_decoded_block_in_chain, BlockError, ChainContext, CheckOptions};
@@ -134,8 +134,10 @@ pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
     };
     let mut open: Option<(usize, File)> = None;
     let mtp = |h: u32| s.headers.mtp(h);
+    // The hinted coins' product, kept in the backend's own form until the range ends.
+    let mut product = SetProduct::new(s.opts.backend);
     for height in first..=last {
-        if let Err(e) = block(s, height, &mut open, &mtp, &mut r) {
+        if let Err(e) = block(s, height, &mut open, &mtp, &mut product, &mut r) {
             match e {
                 Stop::Mismatch(what) => r.mismatch = Some(DataMismatch { height, what }),
                 Stop::Source(m) => r.source = Some(m),
@@ -143,6 +145,7 @@ pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
             break;
         }
     }
+    r.set.muhash = product.finish();
     r.wall = t0.elapsed();
     r
 }
@@ -157,6 +160,7 @@ fn block(
     height: u32,
     open: &mut Option<(usize, File)>,
     mtp: &(dyn Fn(u32) -> i64 + Sync),
+    product: &mut SetProduct,
     r: &mut RangeResult,
 ) -> Result<(), Stop> {
     let hash = s.headers.entries[height as usize].hash;
@@ -238,7 +242,7 @@ fn block(
             let coin = Coin { out: o.out.clone(), height, coinbase: o.tx == 0 };
             r.set.count += 1;
             r.set.total += coin.out.value;
-            r.set.muhash.insert_with(s.opts.backend, &txout_ser(&op, &coin));
+            product.insert(&txout_ser(&op, &coin));
         } else {
             r.aggregate.add(&CoinElement::from_output(op, o.out, height, o.tx == 0));
         }
