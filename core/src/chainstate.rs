@@ -70,8 +70,10 @@ pub struct ChainstateOptions {
     pub network: Network,
     /// Script-check worker threads (≥ 1).
     pub threads: usize,
-    /// Memory budget of the coins cache in bytes, shared by the cache and a flush being written
-    /// in the background: the cache is flushed when above half of it.
+    /// Memory budget in bytes (Core's `-dbcache`): an eighth for the on-disk store's block
+    /// cache, the rest shared by the coins cache and a flush being written in the background
+    /// (table, scripts, and the batch and memtable the flush builds): the cache is flushed
+    /// when it would take more than half of it.
     pub dbcache_bytes: usize,
     /// Signature backend for script checks.
     pub backend: Backend,
@@ -359,8 +361,19 @@ impl Prefetch<'_> {
     }
 }
 
+/// The share of `--dbcache` the on-disk store's block cache takes (an eighth, 1 MiB at least);
+/// the coins cache, with the flush it writes in the background, takes the rest.
+fn store_cache_bytes(dbcache_bytes: usize) -> usize {
+    (dbcache_bytes / 8).max(1 << 20)
+}
+
 impl Chainstate {
-    fn with_store(store: Box<dyn Store>, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
+    /// A chain state over `store`, whose own caches take `store_cache_bytes` of the budget.
+    fn with_store(
+        store: Box<dyn Store>,
+        opts: ChainstateOptions,
+        store_cache_bytes: usize,
+    ) -> Result<Chainstate, ChainError> {
         let meta = store.meta()?;
         let headers: Vec<HeaderEntry> = store.headers()?.iter().map(header_from_record).collect();
         let (muhash, utxo_count, total_amount) = match &meta {
@@ -388,7 +401,7 @@ impl Chainstate {
         let policy = opts.muhash;
         let mut cs = Chainstate {
             params,
-            cache: CoinsCache::new(store, opts.dbcache_bytes),
+            cache: CoinsCache::new(store, opts.dbcache_bytes.saturating_sub(store_cache_bytes)),
             flushed_headers: headers.len(),
             headers,
             muhash: None,
@@ -433,8 +446,9 @@ impl Chainstate {
     /// an empty directory is the state before genesis.
     #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     pub fn open(datadir: &std::path::Path, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
-        let store = crate::utxo::DiskStore::open(datadir)?;
-        Chainstate::with_store(Box::new(store), opts)
+        let store_cache = store_cache_bytes(opts.dbcache_bytes);
+        let store = crate::utxo::DiskStore::open_with(datadir, store_cache as u64)?;
+        Chainstate::with_store(Box::new(store), opts, store_cache)
     }
 
     /// Without the `store` feature there is no on-disk store.
@@ -445,7 +459,7 @@ impl Chainstate {
 
     /// A chain state over an in-memory store, before genesis.
     pub fn open_in_memory(opts: ChainstateOptions) -> Chainstate {
-        Chainstate::with_store(Box::new(MemStore::new()), opts).expect("an empty store is consistent")
+        Chainstate::with_store(Box::new(MemStore::new()), opts, 0).expect("an empty store is consistent")
     }
 
     /// Sets the adjusted clock (seconds since the epoch) for the `time-too-new` rule.

@@ -8,20 +8,46 @@ use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_P
 use crate::encode::OutPoint;
 use std::sync::{mpsc, Arc};
 
-/// The budget's count of one table slot (key, entry and hashing overhead), which is all a
-/// pending deletion costs.
-const SLOT_MEM: usize = std::mem::size_of::<(OutPoint, Entry)>() + 16;
+/// Bytes of one table bucket: the key and entry, and the table's control byte.
+const BUCKET_MEM: usize = std::mem::size_of::<(OutPoint, Entry)>() + 1;
 
-impl Coin {
-    /// Approximate heap and table footprint in a cache, for the memory budget.
-    pub fn mem_usage(&self) -> usize {
-        SLOT_MEM + self.out.script_pubkey.capacity()
+/// What writing one entry costs while its flush is in flight, beyond the entry itself: its
+/// place in the sorted batch (48 bytes), the store's batch item (80) with its key and value
+/// (about 96 more), and the store's memtable node with the same key and value once committed
+/// (about 96). Measured with heaptrack on the utxo-heavy replay (`docs/ARCHITECTURE.md`).
+pub const FLUSH_ENTRY_MEM: usize = 320;
+
+/// The heap block that holds `bytes` bytes as glibc's allocator lays it out: an 8-byte header,
+/// rounded up to 16 bytes, 32 at least; nothing for an empty vector.
+fn heap_block(bytes: usize) -> usize {
+    if bytes == 0 {
+        0
+    } else {
+        ((bytes + 8 + 15) & !15).max(32)
     }
 }
 
-/// What an entry counts against the budget: its coin, or one slot for a pending deletion.
+/// The table memory of a map that can hold `capacity` entries without growing: a power of two
+/// of buckets, 7/8 of which are usable, and one group of control bytes more.
+fn table_mem(capacity: usize) -> usize {
+    if capacity == 0 {
+        return 0;
+    }
+    let buckets = if capacity < 8 { (capacity + 1).next_power_of_two() } else { (capacity * 8 / 7).next_power_of_two() };
+    buckets * BUCKET_MEM + 16
+}
+
+impl Coin {
+    /// The heap memory the coin holds (its script), as the allocator counts it; the table
+    /// slot it sits in is counted with the table.
+    pub fn mem_usage(&self) -> usize {
+        heap_block(self.out.script_pubkey.capacity())
+    }
+}
+
+/// What an entry holds on the heap: its coin's script, nothing for a pending deletion.
 fn entry_mem(coin: Option<&Coin>) -> usize {
-    coin.map_or(SLOT_MEM, Coin::mem_usage)
+    coin.map_or(0, Coin::mem_usage)
 }
 
 /// The error of a flush whose writer thread ended without answering.
@@ -84,8 +110,8 @@ struct Writer {
 /// cache on every level of every insert and sorted ones find the last path cached (a
 /// 4-million-coin flush took a quarter of the time).
 fn batch_of(map: &OutPointMap<Entry>, meta: ChainMeta, headers: Vec<(u32, [u8; 40])>) -> FlushBatch<'_> {
-    let mut coins: Vec<(OutPoint, Option<&Coin>)> =
-        map.iter().filter(|(_, e)| e.dirty).map(|(op, e)| (*op, e.coin.as_ref())).collect();
+    let mut coins: Vec<(OutPoint, Option<&Coin>)> = Vec::with_capacity(map.values().filter(|e| e.dirty).count());
+    coins.extend(map.iter().filter(|(_, e)| e.dirty).map(|(op, e)| (*op, e.coin.as_ref())));
     coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
     FlushBatch { coins, headers, meta: Some(meta) }
 }
@@ -117,16 +143,23 @@ impl<S: Store> CoinsCache<S> {
         &self.store
     }
 
-    /// Approximate bytes used by cached entries (not counting a flush still being written).
+    /// Bytes used by the cache: its table (by capacity, not by the entries in it) and the
+    /// scripts its coins hold (not counting a flush still being written).
     pub fn mem_usage(&self) -> usize {
-        self.mem
+        self.mem + table_mem(self.map.capacity())
     }
 
-    /// Whether the cache is above half its budget: when a flush is written in the background,
-    /// the entries it writes and the cache filling up again share the budget, so the owner
-    /// flushes at half of it.
+    /// What the cache costs once handed to a flush: its own memory and what writing its
+    /// entries takes on top ([`FLUSH_ENTRY_MEM`] each).
+    pub fn flush_cost(&self) -> usize {
+        self.mem_usage() + self.map.len() * FLUSH_ENTRY_MEM
+    }
+
+    /// Whether the cache, once handed to a background flush, would take more than half the
+    /// budget ([`CoinsCache::flush_cost`]): the flush in flight and the cache filling up again
+    /// share the budget, so the owner flushes at half of it.
     pub fn over_half_budget(&self) -> bool {
-        self.mem > self.budget / 2
+        self.flush_cost() > self.budget / 2
     }
 
     /// Cached entries.
@@ -165,12 +198,11 @@ impl<S: Store> CoinsCache<S> {
             }
             Some(e) => {
                 if let Some(c) = e.coin.take() {
-                    self.mem -= c.out.script_pubkey.capacity();
+                    self.mem -= c.mem_usage();
                 }
                 e.dirty = true;
             }
             None => {
-                self.mem += SLOT_MEM;
                 self.map.insert(*op, Entry { coin: None, dirty: true, fresh: false });
             }
         }

@@ -27,6 +27,8 @@ const KEYSPACE_FOLDERS: [&str; 2] = ["partitions", "journals"];
 /// before the keyspace's first file, removed once the whole keyspace is synced. (Earlier
 /// versions made the store in a folder of this name and moved it into place.)
 const CREATING: &str = ".creating";
+/// The block cache of [`DiskStore::open`] (fjall's default).
+const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
 
 impl DiskStore {
     /// Opens the store in `dir`, or creates it when `dir` is missing or empty.
@@ -42,18 +44,24 @@ impl DiskStore {
     /// The new keyspace is the one used: fjall closes a keyspace only after its monitor thread
     /// wakes (every 250 ms), so a create-close-reopen would cost a quarter of a second.
     pub fn open(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
+        DiskStore::open_with(dir, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`DiskStore::open`] with a block cache of `cache_bytes` (decoded data blocks read from
+    /// disk, shared by the partitions).
+    pub fn open_with(dir: &std::path::Path, cache_bytes: u64) -> Result<DiskStore, StoreError> {
         let creating = dir.join(CREATING);
         let marker = dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))?;
         let interrupted = std::fs::symlink_metadata(&creating).is_ok_and(|m| m.is_file());
         if !marker || interrupted {
-            return create(dir);
+            return create(dir, cache_bytes);
         }
         if creating.is_dir() {
             // The staging folder of an earlier version, left empty after its store was moved
             // into place (the marker moves last).
             std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
-        let keyspace = fjall::Config::new(dir).open().map_err(se)?;
+        let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
         DiskStore::with_partitions(keyspace)
     }
 
@@ -75,7 +83,7 @@ fn sync_dir(dir: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// Makes an empty store in `dir` and opens it (see [`DiskStore::open`]).
-fn create(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
+fn create(dir: &std::path::Path, cache_bytes: u64) -> Result<DiskStore, StoreError> {
     use std::fs;
     fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
@@ -108,7 +116,7 @@ fn create(dir: &std::path::Path) -> Result<DiskStore, StoreError> {
     }
     fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
-    let keyspace = fjall::Config::new(dir).open().map_err(se)?;
+    let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
     let store = DiskStore::with_partitions(keyspace)?;
     store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
     sync_dir(dir)?;
@@ -127,7 +135,12 @@ impl Store for DiskStore {
         }
     }
     fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
-        let mut b = self.keyspace.batch();
+        // Sized up front: a flush of millions of coins would otherwise grow the batch by
+        // doubling, up to twice the memory it needs. Buffered as `Keyspace::batch` does; the
+        // sync follows the commit.
+        let items = batch.coins.len() + batch.headers.len() + 1;
+        let mut b = fjall::Batch::with_capacity(self.keyspace.clone(), items)
+            .durability(Some(fjall::PersistMode::Buffer));
         for (op, c) in &batch.coins {
             match c {
                 Some(c) => b.insert(&self.coins, outpoint_key(op), c.to_bytes()),

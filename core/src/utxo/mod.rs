@@ -32,7 +32,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use cache::{CoinsCache, Entry};
+pub use cache::{CoinsCache, Entry, FLUSH_ENTRY_MEM};
 pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub use disk::DiskStore;
