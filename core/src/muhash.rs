@@ -96,8 +96,9 @@ impl Num3072 {
         self.mul_with(crate::Backend::detect(), other)
     }
 
-    /// [`Num3072::mul`] on `backend`: the 52-bit-limb IFMA product on an Ifma token, the
-    /// 64-bit schoolbook otherwise. Every backend gives the same limbs.
+    /// [`Num3072::mul`] on `backend`: the 52-bit-limb IFMA product on an Ifma token, the 64-bit
+    /// schoolbook with MULX and two carry chains (ADCX/ADOX) on Asm and Avx2 tokens, the
+    /// portable 64-bit schoolbook otherwise. Every backend gives the same limbs.
     ///
     /// ```
     /// use fullverify::muhash::Num3072;
@@ -117,6 +118,11 @@ impl Num3072 {
                 // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma
                 // and avx512vl.
                 unsafe { self.mul_ifma(other) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            crate::backend::BackendKind::Asm | crate::backend::BackendKind::Avx2 => {
+                // SAFETY: Asm and Avx2 tokens exist only when `Cpu::get()` saw BMI2 and ADX.
+                Self::fold(&unsafe { crate::backend::x86_64_asm::num3072::mul(&self.limbs, &other.limbs) })
             }
             _ => self.mul_portable(other),
         }
@@ -562,6 +568,53 @@ mod tests {
         d[0] = i;
         m.insert(&d);
         m
+    }
+
+    /// The MULX/ADCX/ADOX product against num-bigint, word for word before any reduction, and
+    /// the reduced product against the portable one, on operands that saturate every carry
+    /// chain (all ones, m − 1, m, single saturated words, powers of two) and random ones.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn num3072_adx_product_vs_bigint_and_portable() {
+        use num_bigint::BigUint;
+        let Some(asm) = crate::backend::require_or_skip(crate::backend::BackendKind::Asm) else { return };
+        let big = |w: &[u64]| BigUint::from_bytes_le(&w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+        let mut shapes: Vec<[u64; LIMBS]> = vec![[0; LIMBS], [u64::MAX; LIMBS]];
+        let mut one = [0; LIMBS];
+        one[0] = 1;
+        shapes.push(one);
+        let mut m = [u64::MAX; LIMBS];
+        m[0] = u64::MAX - MAX_PRIME_DIFF + 1;
+        shapes.push(m);
+        m[0] -= 1;
+        shapes.push(m);
+        for k in [0, 1, 23, 46, 47] {
+            let mut w = [0; LIMBS];
+            w[k] = u64::MAX;
+            shapes.push(w);
+            let mut p = [0; LIMBS];
+            p[k] = 1 << (k % 64);
+            shapes.push(p);
+            let mut below = [u64::MAX; LIMBS];
+            below[k] = u64::MAX - 1;
+            shapes.push(below);
+        }
+        let mut seed = 0x3072_u64;
+        for _ in 0..40 {
+            shapes.push(core::array::from_fn(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed ^ (seed >> 29)
+            }));
+        }
+        for a in &shapes {
+            for b in &shapes {
+                // SAFETY: an Asm token exists only when the CPU has BMI2 and ADX.
+                let t = unsafe { crate::backend::x86_64_asm::num3072::mul(a, b) };
+                assert_eq!(big(&t), big(a) * big(b));
+                let (x, y) = (Num3072 { limbs: *a }, Num3072 { limbs: *b });
+                assert_eq!(x.mul_with(asm, &y), x.mul_with(crate::Backend::portable(), &y));
+            }
+        }
     }
 
     #[test]

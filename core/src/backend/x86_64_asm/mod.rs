@@ -4,3 +4,4 @@
 //! which exists only when the CPU has both features.
 
 pub(crate) mod field;
+pub(crate) mod num3072;
