@@ -578,7 +578,8 @@ mod tests {
     fn num3072_adx_product_vs_bigint_and_portable() {
         use num_bigint::BigUint;
         let Some(asm) = crate::backend::require_or_skip(crate::backend::BackendKind::Asm) else { return };
-        let big = |w: &[u64]| BigUint::from_bytes_le(&w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+        let big =
+            |w: &[u64]| BigUint::from_bytes_le(&w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
         let mut shapes: Vec<[u64; LIMBS]> = vec![[0; LIMBS], [u64::MAX; LIMBS]];
         let mut one = [0; LIMBS];
         one[0] = 1;

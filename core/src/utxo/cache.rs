@@ -13,8 +13,8 @@ const BUCKET_MEM: usize = std::mem::size_of::<(OutPoint, Entry)>() + 1;
 
 /// What writing one entry costs while its flush is in flight, beyond the entry itself: its
 /// place in the sorted batch (48 bytes), the store's batch item (80) with its key and value
-/// (about 96 more), and the store's memtable node with the same key and value once committed
-/// (about 96). Measured with heaptrack on the utxo-heavy replay (`docs/ARCHITECTURE.md`).
+/// (about 90 more), and the store's memtable node once committed (about 86): 304 bytes in a
+/// heaptrack profile of the utxo-heavy replay, rounded up.
 pub const FLUSH_ENTRY_MEM: usize = 320;
 
 /// The heap block that holds `bytes` bytes as glibc's allocator lays it out: an 8-byte header,
@@ -33,7 +33,11 @@ fn table_mem(capacity: usize) -> usize {
     if capacity == 0 {
         return 0;
     }
-    let buckets = if capacity < 8 { (capacity + 1).next_power_of_two() } else { (capacity * 8 / 7).next_power_of_two() };
+    let buckets = if capacity < 8 {
+        (capacity + 1).next_power_of_two()
+    } else {
+        (capacity * 8 / 7).next_power_of_two()
+    };
     buckets * BUCKET_MEM + 16
 }
 
@@ -110,7 +114,8 @@ struct Writer {
 /// cache on every level of every insert and sorted ones find the last path cached (a
 /// 4-million-coin flush took a quarter of the time).
 fn batch_of(map: &OutPointMap<Entry>, meta: ChainMeta, headers: Vec<(u32, [u8; 40])>) -> FlushBatch<'_> {
-    let mut coins: Vec<(OutPoint, Option<&Coin>)> = Vec::with_capacity(map.values().filter(|e| e.dirty).count());
+    let mut coins: Vec<(OutPoint, Option<&Coin>)> =
+        Vec::with_capacity(map.values().filter(|e| e.dirty).count());
     coins.extend(map.iter().filter(|(_, e)| e.dirty).map(|(op, e)| (*op, e.coin.as_ref())));
     coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
     FlushBatch { coins, headers, meta: Some(meta) }
