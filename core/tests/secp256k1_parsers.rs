@@ -132,6 +132,17 @@ fn known_der_edge_cases() {
     assert_eq!(lax.r, fullverify::secp256k1::Scalar::from_u64(0x80));
     assert!(ecdsa::Signature::from_der(&neg).unwrap().r.is_zero());
     check_der(&neg);
+    // The same for a 32-byte s with its top bit set (found by the sig_parse fuzz target, whose
+    // property had assumed lax DER gives strict DER's values whenever strict DER accepts):
+    // strict s = 0, lax s = the unsigned bytes, both as libsecp256k1.
+    let neg_s = hex::decode(
+        "304402200e2c149b114ec546015c13b2b464bbcb0cdc5872e6775787527af6cbc4830b6c0220fed396c6979fb15a9a2b\
+         96caa634866eaf20dc0ff3c03e512c1d5a1654f14801",
+    )
+    .unwrap();
+    assert!(ecdsa::Signature::from_der(&neg_s).unwrap().s.is_zero());
+    assert_eq!(ecdsa::Signature::from_der_lax(&neg_s).unwrap().s.to_bytes()[..2], [0xfe, 0xd3]);
+    check_der(&neg_s);
     // Excess padding: lax accepts, strict rejects.
     let pad = hex::decode("300702020001020101").unwrap();
     assert!(ecdsa::Signature::from_der(&pad).is_err());
