@@ -83,6 +83,8 @@ pub struct CoinsCache<S: Store> {
     store: Arc<S>,
     map: OutPointMap<Entry>,
     mem: usize,
+    /// Dirty entries in `map` (what a flush of it writes).
+    dirty: usize,
     budget: usize,
     writing: Option<Writing>,
     /// The thread that writes background flushes, one after another, started on first use.
@@ -97,10 +99,15 @@ struct Writing {
     done: std::sync::Mutex<mpsc::Receiver<Result<usize, StoreError>>>,
 }
 
-/// One flush for the writer thread: the entries, the best block and headers, and where to
-/// answer.
-type Job =
-    (Arc<OutPointMap<Entry>>, ChainMeta, Vec<(u32, [u8; 40])>, mpsc::Sender<Result<usize, StoreError>>);
+/// One flush for the writer thread: the entries and how many of them are dirty, the best block
+/// and headers, and where to answer.
+type Job = (
+    Arc<OutPointMap<Entry>>,
+    usize,
+    ChainMeta,
+    Vec<(u32, [u8; 40])>,
+    mpsc::Sender<Result<usize, StoreError>>,
+);
 
 /// The writer thread and its queue. One thread for the cache's life, so every flush is
 /// written by the same thread, in order.
@@ -113,10 +120,16 @@ struct Writer {
 /// index): an on-disk store's memtable is a skip list, where millions of random keys miss the
 /// cache on every level of every insert and sorted ones find the last path cached (a
 /// 4-million-coin flush took a quarter of the time).
-fn batch_of(map: &OutPointMap<Entry>, meta: ChainMeta, headers: Vec<(u32, [u8; 40])>) -> FlushBatch<'_> {
-    let mut coins: Vec<(OutPoint, Option<&Coin>)> =
-        Vec::with_capacity(map.values().filter(|e| e.dirty).count());
+/// `dirty` is the number of dirty entries (the batch is allocated at its exact size).
+fn batch_of(
+    map: &OutPointMap<Entry>,
+    dirty: usize,
+    meta: ChainMeta,
+    headers: Vec<(u32, [u8; 40])>,
+) -> FlushBatch<'_> {
+    let mut coins: Vec<(OutPoint, Option<&Coin>)> = Vec::with_capacity(dirty);
     coins.extend(map.iter().filter(|(_, e)| e.dirty).map(|(op, e)| (*op, e.coin.as_ref())));
+    debug_assert_eq!(coins.len(), dirty, "the dirty count matches the entries");
     coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
     FlushBatch { coins, headers, meta: Some(meta) }
 }
@@ -137,6 +150,7 @@ impl<S: Store> CoinsCache<S> {
             store: Arc::new(store),
             map: OutPointMap::default(),
             mem: 0,
+            dirty: 0,
             budget,
             writing: None,
             writer: None,
@@ -155,9 +169,14 @@ impl<S: Store> CoinsCache<S> {
     }
 
     /// What the cache costs once handed to a flush: its own memory and what writing its
-    /// entries takes on top ([`FLUSH_ENTRY_MEM`] each).
+    /// dirty entries takes on top ([`FLUSH_ENTRY_MEM`] each; clean ones are not written).
     pub fn flush_cost(&self) -> usize {
-        self.mem_usage() + self.map.len() * FLUSH_ENTRY_MEM
+        self.mem_usage() + self.dirty * FLUSH_ENTRY_MEM
+    }
+
+    /// Dirty entries: coins added or spent since the last flush, which the next one writes.
+    pub fn dirty_len(&self) -> usize {
+        self.dirty
     }
 
     /// Whether the cache, once handed to a background flush, would take more than half the
@@ -200,15 +219,18 @@ impl<S: Store> CoinsCache<S> {
             Some(e) if e.fresh => {
                 let e = self.map.remove(op).expect("present");
                 self.mem -= e.coin.map_or(0, |c| c.mem_usage());
+                self.dirty -= 1;
             }
             Some(e) => {
                 if let Some(c) = e.coin.take() {
                     self.mem -= c.mem_usage();
                 }
+                self.dirty += usize::from(!e.dirty);
                 e.dirty = true;
             }
             None => {
                 self.map.insert(*op, Entry { coin: None, dirty: true, fresh: false });
+                self.dirty += 1;
             }
         }
     }
@@ -223,8 +245,12 @@ impl<S: Store> CoinsCache<S> {
             Some(e) => e.fresh,
             None => !possible_overwrite,
         };
-        if let Some(old) = self.map.insert(op, Entry { coin: Some(coin), dirty: true, fresh }) {
-            self.mem -= entry_mem(old.coin.as_ref());
+        match self.map.insert(op, Entry { coin: Some(coin), dirty: true, fresh }) {
+            Some(old) => {
+                self.mem -= entry_mem(old.coin.as_ref());
+                self.dirty += usize::from(!old.dirty);
+            }
+            None => self.dirty += 1,
         }
     }
 
@@ -272,7 +298,7 @@ impl<S: Store> CoinsCache<S> {
     pub fn flush(&mut self, meta: ChainMeta, headers: Vec<(u32, [u8; 40])>) -> Result<usize, StoreError> {
         self.land()?;
         let map = std::mem::take(&mut self.map);
-        let batch = batch_of(&map, meta, headers);
+        let batch = batch_of(&map, self.dirty, meta, headers);
         let n = batch.coins.len();
         let done = self.store.commit(&batch);
         drop(batch);
@@ -281,6 +307,7 @@ impl<S: Store> CoinsCache<S> {
             return Err(e);
         }
         self.mem = 0;
+        self.dirty = 0;
         free_elsewhere(map);
         Ok(n)
     }
@@ -310,6 +337,7 @@ impl<S: Store> CoinsCache<S> {
                     if e.dirty && !self.map.contains_key(&op) {
                         self.mem += entry_mem(e.coin.as_ref());
                         self.map.insert(op, e);
+                        self.dirty += 1;
                     }
                 }
                 Err(e)
@@ -362,8 +390,8 @@ impl<S: Store + 'static> CoinsCache<S> {
             let thread = std::thread::Builder::new()
                 .name("fv-flush".into())
                 .spawn(move || {
-                    for (map, meta, headers, answer) in queue {
-                        let batch = batch_of(&map, meta, headers);
+                    for (map, dirty, meta, headers, answer) in queue {
+                        let batch = batch_of(&map, dirty, meta, headers);
                         let n = batch.coins.len();
                         let done = store.commit(&batch).map(|()| n);
                         drop(batch);
@@ -375,10 +403,13 @@ impl<S: Store + 'static> CoinsCache<S> {
             self.writer = Some(Writer { jobs, thread });
         }
         let map = Arc::new(std::mem::take(&mut self.map));
+        let dirty = std::mem::take(&mut self.dirty);
         self.mem = 0;
         let (answer, done) = mpsc::channel();
         let writer = self.writer.as_ref().expect("started above");
-        if let Err(mpsc::SendError((map, ..))) = writer.jobs.send((Arc::clone(&map), meta, headers, answer)) {
+        if let Err(mpsc::SendError((map, ..))) =
+            writer.jobs.send((Arc::clone(&map), dirty, meta, headers, answer))
+        {
             drop(map);
             self.writer = None;
         }
