@@ -62,8 +62,18 @@ def stats(samples: list[float]) -> dict[str, Any]:
             "mean": statistics.fmean(s), "median_ci95": [meds[25], meds[974]]}
 
 
-def packet(experiment: str, backend: str, params: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
+def revision() -> tuple[str, bool]:
+    """The checked-out revision ("unknown" outside a repository) and whether tracked files differ
+    from it."""
     rev = _run("git", "rev-parse", "HEAD") or "unknown"
+    return rev, bool(_run("git", "status", "--porcelain", "--untracked-files=no"))
+
+
+def packet(experiment: str, backend: str, params: dict[str, Any], metrics: dict[str, Any],
+           built_from: tuple[str, bool] | None = None) -> dict[str, Any]:
+    """A packet. `built_from`: the revision() the measured binaries were built from, when that is
+    not what is checked out now (a run that outlasts commits); by default the current one."""
+    rev, dirty = built_from or revision()
     now = int(time.time())
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
     return {
@@ -72,7 +82,7 @@ def packet(experiment: str, backend: str, params: dict[str, Any], metrics: dict[
         "run_id": f"{stamp}-{rev[:10] if rev != 'unknown' else 'unknown'}",
         "created_unix": now,
         "git_rev": rev,
-        "dirty": bool(_run("git", "status", "--porcelain", "--untracked-files=no")),
+        "dirty": dirty,
         "rustc": _run("rustc", "--version") or "rustc unknown",
         "profile": "release",
         "target": f"{platform.machine()}-{platform.system().lower()}",
