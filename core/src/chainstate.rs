@@ -122,8 +122,10 @@ pub struct ConnectStats {
     pub fees: i64,
     /// Time to decode the block.
     pub parse: Duration,
-    /// Time spent reading spent coins from the cache and store.
+    /// Time spent reading spent coins from the cache and store, BIP30's lookups included.
     pub fetch: Duration,
+    /// The part of `fetch` spent on BIP30's lookups of the block's own outputs.
+    pub bip30: Duration,
     /// Time spent verifying input scripts (zero under assumevalid).
     pub scripts: Duration,
     /// Time to apply the block's delta: counters, cache and (incremental policy) MuHash.
@@ -629,6 +631,7 @@ impl Chainstate {
         stats.sigops_cost = out.sigops_cost;
         stats.fees = out.fees;
         stats.fetch = out.fetch;
+        stats.bip30 = out.bip30;
         stats.scripts = out.scripts;
 
         let ta = Instant::now();

@@ -71,6 +71,9 @@ pub struct ConnectOutcome {
     pub fees: i64,
     /// Time spent reading coins from the source (BIP30 lookups included).
     pub fetch: Duration,
+    /// The part of `fetch` spent on BIP30: a lookup for every output the block creates, each a
+    /// miss unless the block is invalid (zero where BIP30 is not enforced).
+    pub bip30: Duration,
     /// Time spent verifying input scripts.
     pub scripts: Duration,
 }
@@ -192,6 +195,7 @@ pub(super) fn connect_inputs<S: CoinSource>(
         })
     };
     let mut fetch = Duration::ZERO;
+    let mut bip30 = Duration::ZERO;
     // BIP30: no output of this block may overwrite an unspent coin.
     if ctx.enforce_bip30 {
         let tf = Instant::now();
@@ -203,7 +207,8 @@ pub(super) fn connect_inputs<S: CoinSource>(
                 }
             }
         }
-        fetch += tf.elapsed();
+        bip30 = tf.elapsed();
+        fetch += bip30;
     }
     // Coins created in this block and not yet spent, and pre-block coins spent so far.
     let mut created: OutPointMap<Coin> = OutPointMap::default();
@@ -306,6 +311,7 @@ pub(super) fn connect_inputs<S: CoinSource>(
         sigops_cost: sigops,
         fees,
         fetch,
+        bip30,
         scripts: Duration::ZERO,
     };
     Ok((out, spent_outs))

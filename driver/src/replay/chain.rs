@@ -44,6 +44,8 @@ pub struct Totals {
     pub parse: Duration,
     /// Fetching the coins they spend.
     pub fetch: Duration,
+    /// The part of `fetch` that BIP30's lookups of their own outputs took.
+    pub bip30: Duration,
     /// Their scripts.
     pub scripts: Duration,
     /// Applying them to the UTXO cache (MuHash included).
@@ -146,6 +148,7 @@ impl ChainOutcome {
                 "open_s": self.open.as_secs_f64(),
                 "read_parse_s": (t.read + t.parse).as_secs_f64(),
                 "fetch_s": t.fetch.as_secs_f64(),
+                "bip30_s": t.bip30.as_secs_f64(),
                 "scripts_s": t.scripts.as_secs_f64(),
                 "apply_s": t.apply.as_secs_f64(),
                 "flush_s": t.flush.as_secs_f64(),
@@ -477,6 +480,7 @@ fn record(
             t.inputs += inputs;
             t.parse += s.parse;
             t.fetch += s.fetch;
+            t.bip30 += s.bip30;
             t.scripts += s.scripts;
             t.apply += s.apply;
             t.flush += s.flush;

@@ -561,10 +561,11 @@ fn print_chain_summary(o: &ChainOutcome) {
         r.peak_rss_bytes >> 20
     );
     eprintln!(
-        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s, scripts {:.3} s, apply {:.3} s, flush {:.3} s, muhash {:.3} s",
+        "phases: open {:.3} s, read+parse {:.3} s, fetch {:.3} s (BIP30 {:.3} s), scripts {:.3} s, apply {:.3} s, flush {:.3} s, muhash {:.3} s",
         secs(&o.open),
         secs(&(t.read + t.parse)),
         secs(&t.fetch),
+        secs(&t.bip30),
         secs(&t.scripts),
         secs(&t.apply),
         secs(&t.flush),
