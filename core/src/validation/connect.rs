@@ -194,10 +194,8 @@ pub(super) fn connect_inputs<S: CoinSource>(
             ..BlockError::new(r, checked.hash, height)
         })
     };
-    let mut fetch = Duration::ZERO;
-    let mut bip30 = Duration::ZERO;
     // BIP30: no output of this block may overwrite an unspent coin.
-    if ctx.enforce_bip30 {
+    let bip30 = if ctx.enforce_bip30 {
         let tf = Instant::now();
         for (t, tx) in block.txdata.iter().enumerate() {
             for vout in 0..tx.outputs.len() as u32 {
@@ -207,9 +205,11 @@ pub(super) fn connect_inputs<S: CoinSource>(
                 }
             }
         }
-        bip30 = tf.elapsed();
-        fetch += bip30;
-    }
+        tf.elapsed()
+    } else {
+        Duration::ZERO
+    };
+    let mut fetch = bip30;
     // Coins created in this block and not yet spent, and pre-block coins spent so far.
     let mut created: OutPointMap<Coin> = OutPointMap::default();
     let mut spent_before: OutPointSet = OutPointSet::default();
