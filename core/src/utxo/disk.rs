@@ -3,16 +3,22 @@
 
 use super::coin::{outpoint_from_key, outpoint_key, Coin};
 use super::store::{ChainMeta, FlushBatch, Store, StoreError};
+use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;
 use std::fmt;
 
 /// The on-disk [`Store`]: a fjall keyspace with partitions `coins`, `headers` and `meta`.
 /// A flush is one cross-partition write batch followed by a full sync.
+///
+/// A filter over the txids of the stored coins, kept in memory, answers most lookups of coins
+/// the store does not hold (BIP30's) without reading it; it is filled from the keys when the
+/// store is opened and before every commit writes.
 pub struct DiskStore {
     keyspace: fjall::Keyspace,
     coins: fjall::PartitionHandle,
     headers: fjall::PartitionHandle,
     meta: fjall::PartitionHandle,
+    txids: TxidFilter,
 }
 
 fn se<E: fmt::Display>(e: E) -> StoreError {
@@ -70,7 +76,31 @@ impl DiskStore {
         let coins = keyspace.open_partition("coins", opts()).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
-        Ok(DiskStore { keyspace, coins, headers, meta })
+        let txids = TxidFilter::new();
+        let (mut last, mut failed) = (None, None);
+        txids.insert_all(
+            coins
+                .keys()
+                .map_while(|k| {
+                    let txid = k.map_err(se).and_then(|k| {
+                        k.get(..32)
+                            .and_then(|t| <[u8; 32]>::try_from(t).ok())
+                            .ok_or_else(|| StoreError("bad coin key".into()))
+                    });
+                    txid.map_err(|e| failed = Some(e)).ok()
+                })
+                // Keys are in order, so a transaction's outputs are consecutive.
+                .filter(|txid| last.replace(*txid) != Some(*txid)),
+        );
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(DiskStore { keyspace, coins, headers, meta, txids })
+    }
+
+    /// Bytes held in memory by the txid filter.
+    pub fn filter_mem_usage(&self) -> usize {
+        self.txids.mem_usage()
     }
 }
 
@@ -127,6 +157,9 @@ fn create(dir: &std::path::Path, cache_bytes: u64) -> Result<DiskStore, StoreErr
 
 impl Store for DiskStore {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+        if !self.txids.may_contain(&op.txid) {
+            return Ok(None);
+        }
         match self.coins.get(outpoint_key(op)).map_err(se)? {
             Some(v) => {
                 Coin::from_bytes(&v).map(Some).ok_or_else(|| StoreError(format!("corrupt coin {op:?}")))
@@ -139,6 +172,17 @@ impl Store for DiskStore {
         // doubling, up to twice the memory it needs. Buffered as `Keyspace::batch` does; the
         // sync follows the commit.
         let items = batch.coins.len() + batch.headers.len() + 1;
+        // The filter learns the batch's txids before any of its coins can be read.
+        // (The batch is in key order: a transaction's outputs are consecutive.)
+        let mut last = None;
+        self.txids.insert_all(
+            batch
+                .coins
+                .iter()
+                .filter(|(_, c)| c.is_some())
+                .map(|(op, _)| op.txid)
+                .filter(|t| last.replace(*t) != Some(*t)),
+        );
         let mut b = fjall::Batch::with_capacity(self.keyspace.clone(), items)
             .durability(Some(fjall::PersistMode::Buffer));
         for (op, c) in &batch.coins {

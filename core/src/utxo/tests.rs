@@ -86,6 +86,58 @@ fn disk_store_commit_is_visible_after_reopen() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The store's txid filter never hides a stored coin: not one whose batch also deletes an
+/// earlier output of its transaction (the batch lists that deletion first), not one committed
+/// before the store was reopened (the filter is filled from the keys), across the filter's
+/// growth from one stage to the next; and coins never stored are still absent.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn disk_store_txid_filter_hides_no_coin() {
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-filter-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // 100,000 txids (more than the filter's first stage holds), three outputs each.
+    let txid = |i: u32| {
+        let mut t = [0u8; 32];
+        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
+        t[28..].copy_from_slice(&i.to_le_bytes());
+        t
+    };
+    let c = coin(8);
+    let n = 100_000u32;
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        let c = &c;
+        let mut coins: Vec<(OutPoint, Option<&Coin>)> = (0..n)
+            .flat_map(|i| (0..3).map(move |v| (OutPoint { txid: txid(i), vout: v }, Some(c))))
+            .collect();
+        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+        s.commit(&FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
+        // A transaction first seen by the filter in a batch that deletes its output 0 (listed
+        // first) and adds output 1.
+        let x = [0xab; 32];
+        let batch = FlushBatch {
+            coins: vec![(OutPoint { txid: x, vout: 0 }, None), (OutPoint { txid: x, vout: 1 }, Some(c))],
+            headers: vec![],
+            meta: Some(meta()),
+        };
+        s.commit(&batch).unwrap();
+        assert_eq!(s.get(&OutPoint { txid: x, vout: 1 }).unwrap(), Some(coin(8)));
+        assert_eq!(s.get(&OutPoint { txid: x, vout: 0 }).unwrap(), None);
+    }
+    let s = DiskStore::open(&dir).unwrap();
+    assert!(s.filter_mem_usage() > (1 << 16) * 2, "the reopened filter grew past its first stage");
+    for i in 0..n {
+        for v in 0..3 {
+            assert_eq!(s.get(&OutPoint { txid: txid(i), vout: v }).unwrap(), Some(coin(8)), "tx {i}:{v}");
+        }
+        assert_eq!(s.get(&OutPoint { txid: txid(i), vout: 3 }).unwrap(), None);
+        assert_eq!(s.get(&OutPoint { txid: txid(i + n), vout: 0 }).unwrap(), None);
+    }
+    assert_eq!(s.get(&OutPoint { txid: [0xab; 32], vout: 1 }).unwrap(), Some(coin(8)));
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A new store is created whole or not at all: the leftovers of a creation that was stopped
 /// (the `.creating` file beside a keyspace, or keyspace folders without its marker) are replaced
 /// by a new store, an earlier version's empty staging folder beside a whole store is removed

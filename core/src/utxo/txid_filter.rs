@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A filter over the txids the on-disk store holds coins of, so that a lookup of a coin it
+//! cannot hold is answered in memory.
+//!
+//! Most lookups that miss the store are BIP30's: before a block's outputs are added, every one
+//! of them is looked up to show that it overwrites no unspent coin, and a new transaction's
+//! txid is, but for the two historical duplicates, never in the set. On a set larger than the
+//! cache each such lookup reaches the LSM tree, which probes the bloom filter of every table
+//! that may hold the key and now and then loads a block for a false positive. One filter over
+//! whole txids answers nearly all of them with a probe or two of memory.
+//!
+//! The filter is a scalable split-block bloom filter: stages of 256-bit blocks, each key
+//! setting one bit in each of a block's eight 32-bit words, the next stage four times the
+//! capacity of the last once that fills. Bits are only ever set: a txid whose coins were all
+//! spent stays in (a later lookup of it reads the store, as without the filter), and a txid
+//! never inserted is reported as possibly present with the stages' summed false-positive rate
+//! (about 0.1 % each at 16 bits per key). It never reports a held txid absent: the store sets a
+//! batch's bits before it writes the batch, and fills the filter from its keys when it opens.
+
+use super::outpoint_hash::SaltedOutPoints;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// Txids the first stage is sized for; each later stage holds four times the one before.
+const FIRST_CAPACITY: usize = 1 << 16;
+/// Filter bits per txid a stage is sized for.
+const BITS_PER_KEY: usize = 16;
+/// Stages at most: the last would be sized for 2^16 · 4^19 = 2^54 txids.
+const MAX_STAGES: usize = 20;
+
+/// Odd multipliers, one per word of a block, that spread a key's 32 bits over the word's 32
+/// bit positions (the salts of Parquet's split-block bloom filter).
+const SALTS: [u32; 8] =
+    [0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, 0x7054_95c7, 0x2df1_424b, 0x9efc_4947, 0x5c6b_fb31];
+
+/// One stage: `blocks` 256-bit blocks and the number of txids it was sized for.
+struct Stage {
+    blocks: Box<[[AtomicU32; 8]]>,
+    capacity: usize,
+}
+
+impl Stage {
+    fn new(capacity: usize) -> Stage {
+        let n = (capacity * BITS_PER_KEY).div_ceil(256).max(1);
+        Stage { blocks: (0..n).map(|_| Default::default()).collect(), capacity }
+    }
+
+    /// The block of `h` (its high bits) and the eight bit masks (its low 32 bits).
+    #[inline]
+    fn place(&self, h: u64) -> (&[AtomicU32; 8], [u32; 8]) {
+        let i = ((u128::from(h) * self.blocks.len() as u128) >> 64) as usize;
+        let key = h as u32;
+        (&self.blocks[i], SALTS.map(|s| 1 << (key.wrapping_mul(s) >> 27)))
+    }
+
+    fn insert(&self, h: u64) {
+        let (block, masks) = self.place(h);
+        for (w, m) in block.iter().zip(masks) {
+            // Relaxed: a reader learns of the batch these bits belong to through the store's
+            // commit (a lock) and the flush's answer, both of which order these writes first.
+            w.fetch_or(m, Ordering::Relaxed);
+        }
+    }
+
+    fn may_contain(&self, h: u64) -> bool {
+        let (block, masks) = self.place(h);
+        block.iter().zip(masks).all(|(w, m)| w.load(Ordering::Relaxed) & m == m)
+    }
+}
+
+/// The stage-independent hash of a txid, keyed by the process's salt.
+#[inline]
+fn txid_hash(txid: &[u8; 32]) -> u64 {
+    SaltedOutPoints.hash_one(txid)
+}
+
+/// A stage's own hash of `h`: a folded multiplication by a stage constant, so that the stages'
+/// false positives are independent.
+#[inline]
+fn stage_hash(h: u64, stage: usize) -> u64 {
+    let k = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(stage as u64 + 1) | 1;
+    let p = u128::from(h ^ (k >> 7)) * u128::from(k);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// A concurrent filter of txids: inserts (serialised among themselves) and lookups may run on
+/// different threads at once.
+pub(crate) struct TxidFilter {
+    stages: [OnceLock<Stage>; MAX_STAGES],
+    /// Stages in use (published after the stage is set).
+    live: AtomicUsize,
+    /// Txids inserted into the newest stage, under the lock that serialises inserts.
+    newest_len: Mutex<usize>,
+}
+
+impl TxidFilter {
+    /// An empty filter (one stage).
+    pub(crate) fn new() -> TxidFilter {
+        let f =
+            TxidFilter { stages: Default::default(), live: AtomicUsize::new(1), newest_len: Mutex::new(0) };
+        let _ = f.stages[0].set(Stage::new(FIRST_CAPACITY));
+        f
+    }
+
+    /// Inserts every txid of `txids` (repeats are harmless but count toward a stage's fill).
+    pub(crate) fn insert_all(&self, txids: impl IntoIterator<Item = [u8; 32]>) {
+        let mut len = self.newest_len.lock().unwrap_or_else(|e| e.into_inner());
+        let mut k = self.live.load(Ordering::Acquire) - 1;
+        let mut stage = self.stages[k].get().expect("live stages are set");
+        for txid in txids {
+            if *len >= stage.capacity && k + 1 < MAX_STAGES {
+                let next = Stage::new(stage.capacity * 4);
+                k += 1;
+                let _ = self.stages[k].set(next);
+                self.live.store(k + 1, Ordering::Release);
+                stage = self.stages[k].get().expect("set above");
+                *len = 0;
+            }
+            stage.insert(stage_hash(txid_hash(&txid), k));
+            *len += 1;
+        }
+    }
+
+    /// Whether `txid` may have been inserted: `false` only if it never was.
+    #[inline]
+    pub(crate) fn may_contain(&self, txid: &[u8; 32]) -> bool {
+        let h = txid_hash(txid);
+        let live = self.live.load(Ordering::Acquire);
+        self.stages[..live]
+            .iter()
+            .enumerate()
+            .any(|(k, s)| s.get().is_some_and(|s| s.may_contain(stage_hash(h, k))))
+    }
+
+    /// Bytes the stages hold.
+    pub(crate) fn mem_usage(&self) -> usize {
+        self.stages.iter().filter_map(OnceLock::get).map(|s| s.blocks.len() * 32).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random txids (splitmix64 words).
+    fn txids(seed: u64, n: usize) -> Vec<[u8; 32]> {
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        (0..n)
+            .map(|_| {
+                let mut t = [0u8; 32];
+                for c in t.chunks_mut(8) {
+                    c.copy_from_slice(&next().to_le_bytes());
+                }
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn never_forgets_and_rarely_invents() {
+        let f = TxidFilter::new();
+        // Enough to fill three stages (2^16 + 2^18 + part of 2^20), in uneven batches.
+        let held = txids(1, 400_000);
+        for part in held.chunks(77_777) {
+            f.insert_all(part.iter().copied());
+        }
+        assert_eq!(f.live.load(Ordering::Relaxed), 3);
+        assert!(held.iter().all(|t| f.may_contain(t)), "an inserted txid is never reported absent");
+        // Structured txids too: all zero, all ones, a single bit.
+        let edges: Vec<[u8; 32]> = vec![[0; 32], [0xff; 32], {
+            let mut t = [0; 32];
+            t[31] = 1;
+            t
+        }];
+        f.insert_all(edges.iter().copied());
+        assert!(edges.iter().all(|t| f.may_contain(t)));
+        let others = txids(2, 200_000);
+        let false_pos = others.iter().filter(|t| f.may_contain(t)).count();
+        // Three stages at about 0.1 % each; 1 % leaves room for the split-block layout's spread.
+        assert!(false_pos < others.len() / 100, "{false_pos} false positives in {}", others.len());
+        assert!(false_pos > 0, "a bloom filter this full reports some txids it never saw");
+    }
+
+    #[test]
+    fn empty_filter_holds_nothing() {
+        let f = TxidFilter::new();
+        assert!(txids(3, 10_000).iter().all(|t| !f.may_contain(t)));
+        assert_eq!(f.mem_usage(), FIRST_CAPACITY * BITS_PER_KEY / 8);
+    }
+}
