@@ -278,7 +278,8 @@ fn signature_modes_are_recorded_and_give_the_same_results() {
 }
 
 /// `--malloc tuned` (the default) and `--malloc default` validate the same block to the same
-/// result, and each packet records what was set (on glibc; null elsewhere).
+/// result, and each packet records what was set (on glibc; null elsewhere); under `tuned` a run
+/// whose resident set passes its budget gives free pages back, and says how often.
 #[test]
 fn malloc_settings_are_recorded_and_give_the_same_results() {
     let Some((b, sp)) = block_866342() else { return };
@@ -291,14 +292,23 @@ fn malloc_settings_are_recorded_and_give_the_same_results() {
     assert_eq!(default["block"], tuned["block"]);
     let glibc = cfg!(all(target_os = "linux", target_env = "gnu")) && tuned["allocator"] == "system";
     if glibc {
-        assert_eq!(implicit["malloc"], tuned["malloc"]);
+        assert_eq!(implicit["malloc"]["values"], tuned["malloc"]["values"]);
         assert_eq!(tuned["malloc"]["settings"], "tuned");
         let values = tuned["malloc"]["values"].as_object().unwrap();
-        assert_eq!(values.len(), 3);
+        assert_eq!(values.len(), 4);
         // glibc took every value (it refuses an mmap threshold above 32 MiB).
         assert!(values.values().all(Value::is_u64), "{values:?}");
+        // Free pages go back above the default --dbcache (450 MiB) plus an eighth.
+        assert_eq!(values["trim_above"], (450u64 << 20) * 9 / 8);
+        assert!(tuned["malloc"]["trims"].is_u64());
         assert_eq!(default["malloc"]["settings"], "default");
         assert!(default["malloc"]["values"].as_object().unwrap().is_empty());
+        assert_eq!(default["malloc"]["trims"], 0);
+        // With a budget the run cannot keep to, the trimmer trims, and the result is the same.
+        let small = ok_packet(&sc, "trimmed", &[&base[..], &["--dbcache", "1"]].concat());
+        assert_eq!(small["block"], tuned["block"]);
+        assert_eq!(small["malloc"]["values"]["trim_above"], (1u64 << 20) * 9 / 8);
+        assert!(small["malloc"]["trims"].as_u64().unwrap() > 0, "{}", small["malloc"]);
     } else {
         assert!(tuned["malloc"].is_null() && default["malloc"].is_null());
     }

@@ -169,8 +169,9 @@ pub struct Cli {
 
     /// Settings of the system allocator (glibc): `tuned` grows the heap 64 MiB at a time,
     /// serves blocks under 32 MiB from the heap and returns memory only above 256 MiB, so that
-    /// threads rarely wait on the kernel's address-space lock; `default` keeps glibc's.
-    /// Recorded in the packet; no effect with mimalloc or another C library.
+    /// threads rarely wait on the kernel's address-space lock, and gives free pages back
+    /// (malloc_trim) whenever the resident set passes --dbcache plus an eighth; `default` keeps
+    /// glibc's. Recorded in the packet; no effect with mimalloc or another C library.
     #[arg(long, value_enum, default_value = "tuned")]
     pub malloc: MallocArg,
 

@@ -68,7 +68,7 @@ impl Run {
     /// Applies `--malloc` (before any other thread starts), checks the arguments and finds the
     /// source. `Err`: a usage error, or the default corpus could not be generated.
     pub fn from_cli(mut cli: Cli) -> Result<Run, Failure> {
-        let malloc = malloc::apply(cli.malloc);
+        let malloc = malloc::apply(cli.malloc, cli.dbcache << 20);
         let usage = |m: &str| Failure::Usage(m.to_string());
         let threads = cli
             .threads
@@ -292,7 +292,11 @@ impl Run {
             }),
         );
         p.set("allocator", malloc::ALLOCATOR);
-        p.set("malloc", &self.malloc);
+        let mut malloc = self.malloc.clone();
+        if let Some(m) = malloc.as_object_mut() {
+            m.insert("trims".into(), json!(malloc::trims()));
+        }
+        p.set("malloc", &malloc);
     }
 
     fn chain_packet(&self, o: &ChainOutcome) -> Packet {
