@@ -77,21 +77,13 @@ impl DiskStore {
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
         let txids = TxidFilter::new();
-        let (mut last, mut failed) = (None, None);
-        txids.insert_all(
-            coins
-                .keys()
-                .map_while(|k| {
-                    let txid = k.map_err(se).and_then(|k| {
-                        k.get(..32)
-                            .and_then(|t| <[u8; 32]>::try_from(t).ok())
-                            .ok_or_else(|| StoreError("bad coin key".into()))
-                    });
-                    txid.map_err(|e| failed = Some(e)).ok()
-                })
-                // Keys are in order, so a transaction's outputs are consecutive.
-                .filter(|txid| last.replace(*txid) != Some(*txid)),
-        );
+        let mut failed = None;
+        txids.insert_all(coins.keys().map_while(|k| {
+            let op = k
+                .map_err(se)
+                .and_then(|k| outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into())));
+            op.map(|op| op.txid).map_err(|e| failed = Some(e)).ok()
+        }));
         if let Some(e) = failed {
             return Err(e);
         }
@@ -173,16 +165,7 @@ impl Store for DiskStore {
         // sync follows the commit.
         let items = batch.coins.len() + batch.headers.len() + 1;
         // The filter learns the batch's txids before any of its coins can be read.
-        // (The batch is in key order: a transaction's outputs are consecutive.)
-        let mut last = None;
-        self.txids.insert_all(
-            batch
-                .coins
-                .iter()
-                .filter(|(_, c)| c.is_some())
-                .map(|(op, _)| op.txid)
-                .filter(|t| last.replace(*t) != Some(*t)),
-        );
+        self.txids.insert_all(batch.coins.iter().filter(|(_, c)| c.is_some()).map(|(op, _)| op.txid));
         let mut b = fjall::Batch::with_capacity(self.keyspace.clone(), items)
             .durability(Some(fjall::PersistMode::Buffer));
         for (op, c) in &batch.coins {

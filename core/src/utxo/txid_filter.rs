@@ -103,12 +103,15 @@ impl TxidFilter {
         f
     }
 
-    /// Inserts every txid of `txids` (repeats are harmless but count toward a stage's fill).
+    /// Inserts every txid of `txids`. A txid equal to the one before it is skipped (the store
+    /// passes its keys' txids in key order, where a transaction's outputs are consecutive);
+    /// other repeats are harmless but count toward a stage's fill.
     pub(crate) fn insert_all(&self, txids: impl IntoIterator<Item = [u8; 32]>) {
         let mut len = self.newest_len.lock().unwrap_or_else(|e| e.into_inner());
         let mut k = self.live.load(Ordering::Acquire) - 1;
         let mut stage = self.stages[k].get().expect("live stages are set");
-        for txid in txids {
+        let mut last = None;
+        for txid in txids.into_iter().filter(|t| last.replace(*t) != Some(*t)) {
             if *len >= stage.capacity && k + 1 < MAX_STAGES {
                 let next = Stage::new(stage.capacity * 4);
                 k += 1;

@@ -47,11 +47,12 @@ static TRIMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0
 /// The process's resident set in bytes (`/proc/self/statm`), `None` where it cannot be read.
 #[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
 fn resident_bytes() -> Option<u64> {
+    static PAGE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    // SAFETY: sysconf only reads a system constant.
+    let page = (*PAGE.get_or_init(|| u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()))?;
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    // SAFETY: sysconf only reads a system constant.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    Some(pages * u64::try_from(page).ok()?)
+    Some(pages * page)
 }
 
 /// Starts the thread that keeps glibc from holding freed memory past `limit`: every
