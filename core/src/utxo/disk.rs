@@ -60,7 +60,7 @@ impl DiskStore {
         let marker = dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))?;
         let interrupted = std::fs::symlink_metadata(&creating).is_ok_and(|m| m.is_file());
         if !marker || interrupted {
-            return create(dir, cache_bytes);
+            return create(dir, cache_bytes, (L0_TABLES, TABLE_BYTES));
         }
         if creating.is_dir() {
             // The staging folder of an earlier version, left empty after its store was moved
@@ -68,12 +68,23 @@ impl DiskStore {
             std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
         let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
-        DiskStore::with_partitions(keyspace)
+        DiskStore::with_partitions(keyspace, (L0_TABLES, TABLE_BYTES))
     }
 
-    fn with_partitions(keyspace: fjall::Keyspace) -> Result<DiskStore, StoreError> {
+    /// A new store in `dir` whose coins are compacted with `l0_tables` and `table_bytes` (tests:
+    /// compaction that merges after a few megabytes rather than a gigabyte).
+    #[cfg(test)]
+    pub(crate) fn create_with_compaction(
+        dir: &std::path::Path,
+        l0_tables: u8,
+        table_bytes: u32,
+    ) -> Result<DiskStore, StoreError> {
+        create(dir, DEFAULT_CACHE_BYTES, (l0_tables, table_bytes))
+    }
+
+    fn with_partitions(keyspace: fjall::Keyspace, compaction: (u8, u32)) -> Result<DiskStore, StoreError> {
         let opts = fjall::PartitionCreateOptions::default;
-        let coins = keyspace.open_partition("coins", opts()).map_err(se)?;
+        let coins = keyspace.open_partition("coins", coins_options(compaction.0, compaction.1)).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
         let txids = TxidFilter::new();
@@ -94,7 +105,41 @@ impl DiskStore {
     pub fn filter_mem_usage(&self) -> usize {
         self.txids.mem_usage()
     }
+
+    /// Writes the coins partition's memtable to a table of its own and waits for it (tests:
+    /// many small tables, as many flushes make, for compaction to merge).
+    #[cfg(test)]
+    pub(crate) fn seal_coins_table(&self) -> Result<(), StoreError> {
+        self.coins.rotate_memtable_and_wait().map_err(se)
+    }
+
+    /// The coins partition's tables on disk and the memtable flushes that made them (tests).
+    #[cfg(test)]
+    pub(crate) fn coins_tables(&self) -> (usize, usize) {
+        (self.coins.segment_count(), self.coins.flushes_completed())
+    }
 }
+
+/// The options a new `coins` partition is made with (fjall keeps a partition's options from its
+/// creation; a store made before keeps its own): leveled compaction with tables of
+/// `table_bytes`, ten times larger levels, and `l0_tables` tables from memtable flushes before
+/// they are merged into level 1.
+///
+/// fjall's default is 4 such tables. The coins are random keys, so every table a memtable flush
+/// writes spans the whole key space, and merging it into level 1 rewrites all of level 1. A flush
+/// of the cache writes hundreds of thousands of coins, a few memtables' worth; with 4 tables
+/// nearly every flush rewrote level 1, ever more of it as the set grew. With [`L0_TABLES`] it
+/// is rewritten a quarter as often (and level 1 holds four times as much), at the cost of more
+/// tables for a point read to look at, each behind a bloom filter.
+fn coins_options(l0_tables: u8, table_bytes: u32) -> fjall::PartitionCreateOptions {
+    let levels = fjall::compaction::Leveled { l0_threshold: l0_tables, target_size: table_bytes, level_ratio: 10 };
+    fjall::PartitionCreateOptions::default().compaction_strategy(fjall::compaction::Strategy::Leveled(levels))
+}
+
+/// Memtable flushes' tables the coins partition holds before merging them into level 1.
+const L0_TABLES: u8 = 16;
+/// The size of the coins' tables after compaction (fjall's default).
+const TABLE_BYTES: u32 = 64 << 20;
 
 fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
     StoreError(format!("{}: {e}", path.display()))
@@ -105,7 +150,7 @@ fn sync_dir(dir: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// Makes an empty store in `dir` and opens it (see [`DiskStore::open`]).
-fn create(dir: &std::path::Path, cache_bytes: u64) -> Result<DiskStore, StoreError> {
+fn create(dir: &std::path::Path, cache_bytes: u64, compaction: (u8, u32)) -> Result<DiskStore, StoreError> {
     use std::fs;
     fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
@@ -139,7 +184,7 @@ fn create(dir: &std::path::Path, cache_bytes: u64) -> Result<DiskStore, StoreErr
     fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
     let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
-    let store = DiskStore::with_partitions(keyspace)?;
+    let store = DiskStore::with_partitions(keyspace, compaction)?;
     store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
     sync_dir(dir)?;
     fs::remove_file(&creating).map_err(|e| io(&creating, e))?;

@@ -138,6 +138,65 @@ fn disk_store_txid_filter_hides_no_coin() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every coin stays readable, and every spent one gone, while compaction merges the coins'
+/// tables: twenty batches of 60,000 coins (each spending every second coin of the batch before),
+/// each written to a table of its own, about 100 MB in all, in a store whose levels are small
+/// (four tables of 1 MiB before level 1 of 4 MiB, level 2 of 40 MiB), so that merges into every
+/// level happen; until the tables have been merged, then again after reopening.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn disk_store_compaction_keeps_every_coin() {
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-compact-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    const PER: u32 = 60_000;
+    const BATCHES: u32 = 20;
+    let op = |i: u32| {
+        let mut t = [0u8; 32];
+        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
+        t[28..].copy_from_slice(&i.to_le_bytes());
+        OutPoint { txid: t, vout: i % 5 }
+    };
+    let mut c = coin(0);
+    c.out.script_pubkey = vec![0x51; 40];
+    // Coin i is worth i: a coin read back from the wrong key shows it.
+    let coins: Vec<Coin> = (0..PER * BATCHES)
+        .map(|i| Coin { out: TxOut { value: i64::from(i), ..c.out.clone() }, ..c.clone() })
+        .collect();
+    let spent = |i: u32| i / PER + 1 < BATCHES && i % 2 == 0;
+    let check = |s: &DiskStore| {
+        for i in (0..PER * BATCHES).step_by(7) {
+            let want = if spent(i) { None } else { Some(coins[i as usize].clone()) };
+            assert_eq!(s.get(&op(i)).unwrap(), want, "coin {i}");
+        }
+    };
+    {
+        let s = DiskStore::create_with_compaction(&dir, 4, 1 << 20).unwrap();
+        for k in 0..BATCHES {
+            let mut batch: Vec<(OutPoint, Option<&Coin>)> =
+                (k * PER..(k + 1) * PER).map(|i| (op(i), Some(&coins[i as usize]))).collect();
+            if k > 0 {
+                batch.extend(((k - 1) * PER..k * PER).filter(|&i| spent(i)).map(|i| (op(i), None)));
+            }
+            batch.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+            s.commit(&FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) }).unwrap();
+            s.seal_coins_table().unwrap();
+        }
+        let waited = std::time::Instant::now();
+        loop {
+            check(&s);
+            // Each flush wrote one table; any other count is compaction's work.
+            let (tables, flushes) = s.coins_tables();
+            if tables != flushes {
+                break;
+            }
+            assert!(waited.elapsed().as_secs() < 60, "no merge: {tables} tables from {flushes} flushes");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+    check(&DiskStore::open(&dir).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A new store is created whole or not at all: the leftovers of a creation that was stopped
 /// (the `.creating` file beside a keyspace, or keyspace folders without its marker) are replaced
 /// by a new store, an earlier version's empty staging folder beside a whole store is removed
