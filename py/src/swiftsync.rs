@@ -111,8 +111,9 @@ impl SwiftPlan {
         (self.plan.index_time.as_secs_f64(), self.plan.headers_time.as_secs_f64())
     }
 
-    /// The heights as `(first, last)` ranges of `range_blocks` blocks (None: about eight per
-    /// worker of `workers`), lowest first.
+    /// The heights as `(first, last)` ranges of `range_blocks` blocks (None: by block bytes,
+    /// shrinking towards the tip, each a quarter of what is left shared among `workers`),
+    /// lowest first.
     #[pyo3(signature = (range_blocks = None, workers = 1))]
     fn ranges(&self, range_blocks: Option<u32>, workers: usize) -> Vec<(u32, u32)> {
         self.plan.ranges(range_blocks, workers)

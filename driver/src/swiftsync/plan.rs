@@ -94,9 +94,13 @@ impl SwiftPlan {
     }
 
     /// The heights split into ranges, lowest first: of `range_blocks` blocks each, or (`None`)
-    /// about eight per worker of `workers` holding about equal block bytes, so that the empty
-    /// early blocks of a chain do not make ranges of very unequal work (the bytes are known
-    /// from the index; the inputs, which cost most, follow them closely).
+    /// by block bytes (known from the index; the inputs, which cost most, follow them closely, and
+    /// the empty early blocks of a chain do not make ranges of very unequal work) in ranges that
+    /// shrink towards the tip (guided self-scheduling): each takes a quarter of the bytes still
+    /// left, shared among the `workers`, and never less than a 32nd of a worker's share of all.
+    /// The first ranges are long, so there are few of them (about 11 for one worker, 24 for two,
+    /// 97 for eight); the last are short, so when one worker takes the last range the others
+    /// are idle for little time.
     pub fn ranges(&self, range_blocks: Option<u32>, workers: usize) -> Vec<(u32, u32)> {
         let blocks = &self.chain.blocks;
         let n = blocks.len() as u32;
@@ -104,20 +108,7 @@ impl SwiftPlan {
             let per = per.max(1);
             return (0..n).step_by(per as usize).map(|a| (a, (a + per - 1).min(n - 1))).collect();
         }
-        let total: u64 = blocks.iter().map(|b| u64::from(b.len)).sum();
-        let target = total.div_ceil(8 * workers.max(1) as u64).max(1);
-        let mut out = Vec::new();
-        let (mut start, mut acc) = (0u32, 0u64);
-        for (h, b) in blocks.iter().enumerate() {
-            acc += u64::from(b.len);
-            if acc >= target && (h as u32) + 1 < n {
-                out.push((start, h as u32));
-                start = h as u32 + 1;
-                acc = 0;
-            }
-        }
-        out.push((start, n - 1));
-        out
+        tapered_ranges(blocks.iter().map(|b| u64::from(b.len)), workers)
     }
 
     /// The plan as bytes, for workers elsewhere (a plan with a failed header has no block pass
@@ -222,5 +213,81 @@ impl SwiftPlan {
     /// The display name of the blocks directory.
     pub fn dir_name(&self) -> String {
         self.blocks_dir.as_deref().map_or_else(|| self.chain.dir_name.clone(), display_name)
+    }
+}
+
+/// [`SwiftPlan::ranges`] without a fixed length: the heights `0..` of blocks of `sizes` bytes in
+/// ranges that each hold a quarter of the bytes left divided among `workers` (at least a 32nd of
+/// a worker's share of all the bytes), the last range ending at the last height.
+fn tapered_ranges(sizes: impl ExactSizeIterator<Item = u64> + Clone, workers: usize) -> Vec<(u32, u32)> {
+    let n = sizes.len() as u32;
+    let w = workers.max(1) as u64;
+    let total: u64 = sizes.clone().sum();
+    let floor = total.div_ceil(32 * w).max(1);
+    let mut out = Vec::new();
+    let (mut start, mut acc, mut left) = (0u32, 0u64, total);
+    let mut target = (left / (4 * w)).max(floor);
+    for (h, len) in sizes.enumerate() {
+        acc += len;
+        if acc >= target && (h as u32) + 1 < n {
+            out.push((start, h as u32));
+            start = h as u32 + 1;
+            left -= acc;
+            acc = 0;
+            target = (left / (4 * w)).max(floor);
+        }
+    }
+    out.push((start, n - 1));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tapered_ranges;
+
+    /// The ranges cover every height once, in order.
+    fn covers(r: &[(u32, u32)], n: u32) {
+        assert_eq!(r.first().map(|x| x.0), Some(0));
+        assert_eq!(r.last().map(|x| x.1), Some(n - 1));
+        for w in r.windows(2) {
+            assert_eq!(w[0].1 + 1, w[1].0, "{r:?}");
+        }
+        assert!(r.iter().all(|(a, b)| a <= b));
+    }
+
+    #[test]
+    fn tapered_ranges_shrink_towards_the_tip() {
+        let n = 10_000u32;
+        // Blocks that grow with height, as a chain's do.
+        let sizes: Vec<u64> = (0..n).map(|h| 200 + u64::from(h) * 3).collect();
+        let total: u64 = sizes.iter().sum();
+        let bytes = |r: (u32, u32)| sizes[r.0 as usize..=r.1 as usize].iter().sum::<u64>();
+        for (workers, count) in [(1usize, 8..=13), (2, 20..=27), (8, 90..=104)] {
+            let r = tapered_ranges(sizes.iter().copied(), workers);
+            covers(&r, n);
+            assert!(count.contains(&r.len()), "{workers} workers: {} ranges", r.len());
+            let share = total / workers as u64;
+            // The first takes about a quarter of a worker's share, the last about a 32nd.
+            assert!(bytes(r[0]) * 4 >= share * 9 / 10 && bytes(r[0]) * 4 <= share * 11 / 10, "{workers}: first");
+            assert!(bytes(r[r.len() - 2]) * 32 <= share * 11 / 10, "{workers}: last but one");
+            // Never growing by more than a block (a range ends at the block that reaches its
+            // share), but for the last, which takes what is left.
+            let largest = *sizes.iter().max().unwrap();
+            for w in r[..r.len() - 1].windows(2) {
+                assert!(bytes(w[1]) <= bytes(w[0]) + largest, "{workers}: {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn tapered_ranges_edge_cases() {
+        assert_eq!(tapered_ranges([5u64].into_iter(), 4), vec![(0, 0)]);
+        assert_eq!(tapered_ranges([0u64; 3].into_iter(), 2), vec![(0, 2)]);
+        // One block larger than all the others: it ends a range on its own.
+        let r = tapered_ranges([1u64, 1, 1_000_000, 1, 1].into_iter(), 2);
+        covers(&r, 5);
+        assert!(r.contains(&(0, 2)) || r.contains(&(2, 2)), "{r:?}");
+        let r = tapered_ranges(std::iter::repeat_n(1u64, 1000), 0);
+        covers(&r, 1000);
     }
 }

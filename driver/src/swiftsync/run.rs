@@ -44,7 +44,8 @@ pub struct SwiftSettings {
     pub backend: Backend,
     /// How signature checks are done.
     pub sig_mode: SigMode,
-    /// Blocks per range; `None`: about eight ranges per worker, of about equal block bytes.
+    /// Blocks per range; `None`: ranges by block bytes that shrink towards the tip, each a
+    /// quarter of what is left shared among the workers ([`SwiftPlan::ranges`]).
     pub range_blocks: Option<u32>,
     /// The order the ranges are taken in.
     pub order: RangeOrder,

@@ -230,8 +230,9 @@ def run(
     once the aggregate balanced and no block failed, else ``error``.
 
     ``client``: a ``distributed.Client``; None runs the ranges on ``threads`` threads here
-    (default: every core). ``ranges``: None (about eight per worker thread, or
-    ``range_blocks`` blocks each), a number of ranges, or ``(first, last)`` pairs covering every
+    (default: every core). ``ranges``: None (ranges by block bytes that shrink towards the
+    tip, each a quarter of what is left shared among the worker threads, or ``range_blocks``
+    blocks each), a number of ranges, or ``(first, last)`` pairs covering every
     height once. ``transfer``: ``"path"`` (the workers read ``worker_blocks_dir``, default
     ``blocks_dir``, and the hints file at the same path) or ``"bytes"`` (the client reads each
     range and sends it). ``order``: a seed to submit the ranges shuffled. ``now``: the adjusted
@@ -436,7 +437,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ap.add_argument("--threads", type=int, help="threads per local worker (Dask) or in-process threads")
     ap.add_argument("--transfer", choices=("path", "bytes"), default="path")
     ap.add_argument("--worker-blocks", help="the blocks directory as the workers see it (default: --blocks)")
-    ap.add_argument("--ranges", type=int, help="number of block ranges (default: about eight per worker thread)")
+    ap.add_argument("--ranges", type=int, help="number of equal block ranges (default: ranges that shrink towards the tip)")
     ap.add_argument("--range-blocks", type=int, help="blocks per range")
     ap.add_argument("--backend")
     ap.add_argument("--sig-checks", dest="sig_mode")
