@@ -84,7 +84,8 @@ impl DiskStore {
 
     fn with_partitions(keyspace: fjall::Keyspace, compaction: (u8, u32)) -> Result<DiskStore, StoreError> {
         let opts = fjall::PartitionCreateOptions::default;
-        let coins = keyspace.open_partition("coins", coins_options(compaction.0, compaction.1)).map_err(se)?;
+        let coins =
+            keyspace.open_partition("coins", coins_options(compaction.0, compaction.1)).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
         let txids = TxidFilter::new();
@@ -132,7 +133,8 @@ impl DiskStore {
 /// is rewritten a quarter as often (and level 1 holds four times as much), at the cost of more
 /// tables for a point read to look at, each behind a bloom filter.
 fn coins_options(l0_tables: u8, table_bytes: u32) -> fjall::PartitionCreateOptions {
-    let levels = fjall::compaction::Leveled { l0_threshold: l0_tables, target_size: table_bytes, level_ratio: 10 };
+    let levels =
+        fjall::compaction::Leveled { l0_threshold: l0_tables, target_size: table_bytes, level_ratio: 10 };
     fjall::PartitionCreateOptions::default().compaction_strategy(fjall::compaction::Strategy::Leveled(levels))
 }
 

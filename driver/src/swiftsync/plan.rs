@@ -268,7 +268,10 @@ mod tests {
             assert!(count.contains(&r.len()), "{workers} workers: {} ranges", r.len());
             let share = total / workers as u64;
             // The first takes about a quarter of a worker's share, the last about a 32nd.
-            assert!(bytes(r[0]) * 4 >= share * 9 / 10 && bytes(r[0]) * 4 <= share * 11 / 10, "{workers}: first");
+            assert!(
+                bytes(r[0]) * 4 >= share * 9 / 10 && bytes(r[0]) * 4 <= share * 11 / 10,
+                "{workers}: first"
+            );
             assert!(bytes(r[r.len() - 2]) * 32 <= share * 11 / 10, "{workers}: last but one");
             // Never growing by more than a block (a range ends at the block that reaches its
             // share), but for the last, which takes what is left.
