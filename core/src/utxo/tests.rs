@@ -162,7 +162,7 @@ fn disk_store_compaction_keeps_every_coin() {
     let coins: Vec<Coin> = (0..PER * BATCHES)
         .map(|i| Coin { out: TxOut { value: i64::from(i), ..c.out.clone() }, ..c.clone() })
         .collect();
-    let spent = |i: u32| i / PER + 1 < BATCHES && i % 2 == 0;
+    let spent = |i: u32| i / PER + 1 < BATCHES && i.is_multiple_of(2);
     let check = |s: &DiskStore| {
         for i in (0..PER * BATCHES).step_by(7) {
             let want = if spent(i) { None } else { Some(coins[i as usize].clone()) };
