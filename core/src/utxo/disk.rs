@@ -60,7 +60,7 @@ impl DiskStore {
         let marker = dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))?;
         let interrupted = std::fs::symlink_metadata(&creating).is_ok_and(|m| m.is_file());
         if !marker || interrupted {
-            return create(dir, cache_bytes, (L0_TABLES, TABLE_BYTES));
+            return create(dir, cache_bytes, coins_options(L0_TABLES, TABLE_BYTES));
         }
         if creating.is_dir() {
             // The staging folder of an earlier version, left empty after its store was moved
@@ -68,7 +68,7 @@ impl DiskStore {
             std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
         let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
-        DiskStore::with_partitions(keyspace, (L0_TABLES, TABLE_BYTES))
+        DiskStore::with_partitions(keyspace, coins_options(L0_TABLES, TABLE_BYTES))
     }
 
     /// A new store in `dir` whose coins are compacted with `l0_tables` and `table_bytes` (tests:
@@ -79,13 +79,16 @@ impl DiskStore {
         l0_tables: u8,
         table_bytes: u32,
     ) -> Result<DiskStore, StoreError> {
-        create(dir, DEFAULT_CACHE_BYTES, (l0_tables, table_bytes))
+        create(dir, DEFAULT_CACHE_BYTES, coins_options(l0_tables, table_bytes))
     }
 
-    fn with_partitions(keyspace: fjall::Keyspace, compaction: (u8, u32)) -> Result<DiskStore, StoreError> {
+    /// Opens the partitions; `coins` gives the options of a coins partition made now.
+    fn with_partitions(
+        keyspace: fjall::Keyspace,
+        coins: fjall::PartitionCreateOptions,
+    ) -> Result<DiskStore, StoreError> {
         let opts = fjall::PartitionCreateOptions::default;
-        let coins =
-            keyspace.open_partition("coins", coins_options(compaction.0, compaction.1)).map_err(se)?;
+        let coins = keyspace.open_partition("coins", coins).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
         let txids = TxidFilter::new();
@@ -152,7 +155,11 @@ fn sync_dir(dir: &std::path::Path) -> Result<(), StoreError> {
 }
 
 /// Makes an empty store in `dir` and opens it (see [`DiskStore::open`]).
-fn create(dir: &std::path::Path, cache_bytes: u64, compaction: (u8, u32)) -> Result<DiskStore, StoreError> {
+fn create(
+    dir: &std::path::Path,
+    cache_bytes: u64,
+    coins: fjall::PartitionCreateOptions,
+) -> Result<DiskStore, StoreError> {
     use std::fs;
     fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
@@ -186,7 +193,7 @@ fn create(dir: &std::path::Path, cache_bytes: u64, compaction: (u8, u32)) -> Res
     fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
     let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
-    let store = DiskStore::with_partitions(keyspace, compaction)?;
+    let store = DiskStore::with_partitions(keyspace, coins)?;
     store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
     sync_dir(dir)?;
     fs::remove_file(&creating).map_err(|e| io(&creating, e))?;

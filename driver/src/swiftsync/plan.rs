@@ -98,8 +98,8 @@ impl SwiftPlan {
     /// the empty early blocks of a chain do not make ranges of very unequal work) in ranges that
     /// shrink towards the tip (guided self-scheduling): each takes a quarter of the bytes still
     /// left, shared among the `workers`, and never less than a 32nd of a worker's share of all.
-    /// The first ranges are long, so there are few of them (about 11 for one worker, 24 for two,
-    /// 97 for eight); the last are short, so when one worker takes the last range the others
+    /// The first ranges are long, so there are few of them (about 12 for one worker, 24 for two,
+    /// 98 for eight); the last are short, so when one worker takes the last range the others
     /// are idle for little time.
     pub fn ranges(&self, range_blocks: Option<u32>, workers: usize) -> Vec<(u32, u32)> {
         let blocks = &self.chain.blocks;
