@@ -123,6 +123,25 @@ struct Shared {
     sleep: Mutex<()>,
     wake: Condvar,
     done: Condvar,
+    /// A pause, set by tests, that the caller takes between the steps of publishing a round
+    /// and a helper takes (times its place in the crew) before it looks at the job slot: it
+    /// widens the windows in which a helper looks late.
+    #[cfg(test)]
+    pause_ns: AtomicU64,
+}
+
+/// Sleeps `times` the pause a test has set, if any (nothing outside tests).
+#[inline(always)]
+fn pause(s: &Shared, times: u64) {
+    #[cfg(test)]
+    {
+        let ns = s.pause_ns.load(Ordering::Relaxed);
+        if ns != 0 {
+            std::thread::sleep(Duration::from_nanos(ns * times));
+        }
+    }
+    #[cfg(not(test))]
+    let _ = (s, times);
 }
 
 impl Shared {
@@ -150,6 +169,8 @@ impl Crew {
             sleep: Mutex::new(()),
             wake: Condvar::new(),
             done: Condvar::new(),
+            #[cfg(test)]
+            pause_ns: AtomicU64::new(0),
         });
         Crew { shared, helpers: Vec::new(), last_end: None }
     }
@@ -189,16 +210,20 @@ impl Crew {
         count(JOBS, 1);
         let ptr: *const (dyn Fn() + Sync + '_) = job;
         // SAFETY: only the lifetime changes (same pointer layout). The helpers call the job
-        // only between the round bump below and their decrement of `running`, and this
-        // function does not return (nor unwind) before `running` is zero, so `job` outlives
-        // every use; the slot is cleared before returning.
+        // only between finding it in the slot (filled below) and their decrement of `running`
+        // (set before the slot), and this function does not return (nor unwind) before
+        // `running` is zero, so `job` outlives every use; the slot is cleared before returning.
         let ptr = JobPtr(unsafe {
             std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(ptr)
         });
-        // Only the crew's own thread starts rounds.
+        // Only the crew's own thread starts rounds. `running` is set before the job is in the
+        // slot: a helper left out of earlier rounds may find the job there before the round
+        // number changes, and its decrement must count against this round.
         let round = s.round.load(Ordering::Acquire) + 1;
-        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some((round, ptr, helpers));
         s.running.store(helpers, Ordering::Release);
+        pause(s, 1);
+        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some((round, ptr, helpers));
+        pause(s, 1);
         s.round.store(round, Ordering::Release);
         {
             let _g = s.lock_sleep();
@@ -314,8 +339,10 @@ fn leave_cpu(spawner: Option<usize>) {
 ///
 /// A helper that takes part in a round is counted in `running`, so that round cannot end, nor
 /// a later one start, before it has run the job: it always finds its round's job in the
-/// slot. A helper left out may look late, when the slot is empty or holds a later round; it
-/// then takes that later round if it is in it, or waits for the next.
+/// slot. A helper left out may look late, when the slot is empty or holds a later round,
+/// possibly one whose number is not yet published; it then takes that later round if it is in
+/// it, or waits for the next. `seen` only grows and a helper waits for a round above it, so
+/// no helper runs a round twice.
 fn helper(s: &Shared, index: usize, mut seen: u64) {
     let mut spin = false;
     loop {
@@ -323,10 +350,12 @@ fn helper(s: &Shared, index: usize, mut seen: u64) {
         if now == STOP {
             return;
         }
+        // Later helpers look later, so those left out of a round look during the next one.
+        pause(s, 1 + index as u64);
         let slot = *s.job.lock().unwrap_or_else(|e| e.into_inner());
         let Some((round, job, n)) = slot.filter(|&(round, _, n)| round > seen && index < n) else {
             // Left out, or the round is over: sleep again right away instead of spinning.
-            seen = now;
+            seen = seen.max(now);
             spin = false;
             continue;
         };
@@ -346,7 +375,7 @@ fn helper(s: &Shared, index: usize, mut seen: u64) {
     }
 }
 
-/// Waits for a round other than `seen` and returns it: when `spin`, spinning first while the
+/// Waits for a round above `seen` and returns it: when `spin`, spinning first while the
 /// next job is expected (twice the recent gap between jobs, within [`SPIN_MIN`] and
 /// [`SPIN_MAX`]; not at all when the gaps are longer than that), then parked.
 fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
@@ -357,7 +386,7 @@ fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
         let mut spins = 0u32;
         loop {
             let r = s.round.load(Ordering::Acquire);
-            if r != seen {
+            if r > seen {
                 count(HELPER_SPIN_NS, start.elapsed().as_nanos() as u64);
                 return r;
             }
@@ -373,7 +402,7 @@ fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
     let mut parked = false;
     loop {
         let r = s.round.load(Ordering::Acquire);
-        if r != seen {
+        if r > seen {
             return r;
         }
         if !parked && spin {
@@ -604,6 +633,38 @@ mod tests {
             let count = AtomicUsize::new(0);
             on_crew(workers, &|| _ = count.fetch_add(1, Ordering::Relaxed));
             assert_eq!(count.into_inner(), workers, "call {k}");
+        }
+    }
+
+    /// The same with a pause between the steps of publishing each round, so that helpers
+    /// left out of earlier rounds find the next job in the slot before its round number is
+    /// out. A helper that ran it early must not run it again when the number appears, and its
+    /// finishing must count against that round.
+    #[test]
+    fn late_helpers_during_slow_publication() {
+        // On a thread of its own (with a crew of its own), watched: a lost decrement would
+        // leave the caller waiting for ever.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            CREW.with(|c| {
+                let mut c = c.borrow_mut();
+                let crew = c.get_or_insert_with(Crew::new);
+                crew.shared.pause_ns.store(30_000, Ordering::Relaxed);
+            });
+            let counts = [4, 2, 3, 1, 4, 2, 2, 3];
+            let outcome = catch_unwind(|| {
+                for k in 0..400 {
+                    let workers = counts[k % counts.len()];
+                    let count = AtomicUsize::new(0);
+                    on_crew(workers, &|| _ = count.fetch_add(1, Ordering::Relaxed));
+                    assert_eq!(count.into_inner(), workers, "call {k}");
+                }
+            });
+            let _ = tx.send(outcome.is_ok());
+        });
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(ok) => assert!(ok, "a job ran the wrong number of times"),
+            Err(_) => panic!("the crew's caller is still waiting after 60 s"),
         }
     }
 
