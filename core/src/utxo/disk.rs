@@ -8,7 +8,8 @@ use crate::encode::OutPoint;
 use std::fmt;
 
 /// The on-disk [`Store`]: a fjall keyspace with partitions `coins`, `headers` and `meta`.
-/// A flush is one cross-partition write batch followed by a full sync.
+/// A flush is one cross-partition write batch followed by a full sync, and, once the coins'
+/// memtables hold 4 MiB or more, a wait for them to be written to a table.
 ///
 /// A filter over the txids of the stored coins, kept in memory, answers most lookups of coins
 /// the store does not hold (BIP30's) without reading it; it is filled from the keys when the
@@ -105,6 +106,42 @@ impl DiskStore {
         Ok(DiskStore { keyspace, coins, headers, meta, txids })
     }
 
+    /// Writes the coins' memtables to tables once they hold [`WRITE_OUT_BYTES`] or more, and
+    /// waits until fjall's flush thread has written them.
+    ///
+    /// fjall keeps written coins in memtables (16 MiB each, up to 64 MiB in all) until its
+    /// flush thread writes them out, after the cache has handed their memory back: a large
+    /// flush of the cache would briefly hold its coins twice, once in the memtables and once in
+    /// the cache filling again, and every read probes the memtables first. A small commit (a
+    /// flush after every block) leaves its coins to collect until they pass the threshold, so
+    /// that the wait comes once per [`WRITE_OUT_BYTES`] rather than once per commit.
+    ///
+    /// A flush thread that fails poisons the keyspace and stops; the wait checks for that
+    /// between looks and returns the error instead of waiting for a table that never comes.
+    fn write_out_coins(&self) -> Result<(), StoreError> {
+        use fjall::AbstractTree;
+        let tree = &self.coins.tree;
+        if tree.active_memtable_size() < WRITE_OUT_BYTES && tree.sealed_memtable_count() == 0 {
+            return Ok(());
+        }
+        self.coins.rotate_memtable().map_err(se)?;
+        let mut pause = std::time::Duration::from_micros(100);
+        while tree.sealed_memtable_count() > 0 {
+            // Writes nothing (the commit was synced); fails once the keyspace is poisoned.
+            self.keyspace.persist(fjall::PersistMode::Buffer).map_err(se)?;
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(10));
+        }
+        Ok(())
+    }
+
+    /// Bytes held by the coins partition's memtables (tests).
+    #[cfg(test)]
+    pub(crate) fn coins_memtable_bytes(&self) -> u64 {
+        use fjall::AbstractTree;
+        u64::from(self.coins.tree.active_memtable_size())
+    }
+
     /// Bytes held in memory by the txid filter.
     pub fn filter_mem_usage(&self) -> usize {
         self.txids.mem_usage()
@@ -143,6 +180,9 @@ fn coins_options(l0_tables: u8, table_bytes: u32) -> fjall::PartitionCreateOptio
 
 /// Memtable flushes' tables the coins partition holds before merging them into level 1.
 const L0_TABLES: u8 = 16;
+/// The coins' memtable bytes past which a commit writes them to a table and waits for it
+/// (see [`DiskStore::write_out_coins`]).
+pub(super) const WRITE_OUT_BYTES: u32 = 4 << 20;
 /// The size of the coins' tables after compaction (fjall's default).
 const TABLE_BYTES: u32 = 64 << 20;
 
@@ -235,7 +275,8 @@ impl Store for DiskStore {
             b.insert(&self.meta, b"best", m.to_bytes());
         }
         b.commit().map_err(se)?;
-        self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)
+        self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
+        self.write_out_coins()
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
         match self.meta.get(b"best").map_err(se)? {

@@ -197,6 +197,62 @@ fn disk_store_compaction_keeps_every_coin() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A commit leaves at most [`WRITE_OUT_BYTES`] of coins in fjall's memtables: a large one is
+/// written to a table before `commit` returns, small ones collect until they pass the threshold
+/// and are then written together; every coin stays readable, before and after reopening.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn disk_store_commit_writes_its_coins_out_of_memory() {
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-writeout-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let op = |i: u32| {
+        let mut t = [0u8; 32];
+        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
+        t[28..].copy_from_slice(&i.to_le_bytes());
+        OutPoint { txid: t, vout: i % 3 }
+    };
+    let mut c = coin(0);
+    c.out.script_pubkey = vec![0x51; 25];
+    let commit = |s: &DiskStore, range: std::ops::Range<u32>| {
+        let mut coins: Vec<(OutPoint, Option<&Coin>)> = range.map(|i| (op(i), Some(&c))).collect();
+        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+        s.commit(&FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
+    };
+    const SMALL: u32 = 1_000;
+    const LARGE: u32 = 200_000;
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        // A small commit stays in the memtable.
+        commit(&s, 0..SMALL);
+        assert!(s.coins_memtable_bytes() > 0);
+        assert_eq!(s.coins_tables(), (0, 0), "a small commit waited for a table");
+        // A large one is in tables when the commit returns (fjall may have split it in two).
+        commit(&s, SMALL..SMALL + LARGE);
+        assert_eq!(s.coins_memtable_bytes(), 0, "the large commit's coins are still in memory");
+        let (tables, flushes) = s.coins_tables();
+        assert!(tables >= 1 && tables == flushes, "{tables} tables from {flushes} flushes");
+        // Small commits collect, then go out together before they pass the threshold by more
+        // than one commit's worth.
+        let mut next = SMALL + LARGE;
+        while s.coins_tables().1 == flushes {
+            commit(&s, next..next + SMALL);
+            next += SMALL;
+            assert!(s.coins_memtable_bytes() < u64::from(disk::WRITE_OUT_BYTES), "after coin {next}");
+            assert!(next < SMALL + LARGE + LARGE, "small commits never written out");
+        }
+        assert!(next - (SMALL + LARGE) > 10 * SMALL, "small commits written out one by one");
+        for i in (0..next).step_by(11) {
+            assert_eq!(s.get(&op(i)).unwrap(), Some(c.clone()), "coin {i}");
+        }
+    }
+    let s = DiskStore::open(&dir).unwrap();
+    for i in (0..SMALL + LARGE + SMALL).step_by(13) {
+        assert_eq!(s.get(&op(i)).unwrap(), Some(c.clone()), "coin {i} after reopening");
+    }
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A new store is created whole or not at all: the leftovers of a creation that was stopped
 /// (the `.creating` file beside a keyspace, or keyspace folders without its marker) are replaced
 /// by a new store, an earlier version's empty staging folder beside a whole store is removed
