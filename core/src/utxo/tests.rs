@@ -253,6 +253,63 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A commit whose coins fjall's flush thread cannot write to a table (the disk fills after the
+/// journal) returns the error rather than waiting for the table: the flush thread poisons the
+/// keyspace and the wait sees it. Needs root for a small tmpfs; skips and says so without.
+#[cfg(all(feature = "store", target_os = "linux"))]
+#[test]
+fn disk_store_commit_reports_a_failed_write_out() {
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-full-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=10m", "tmpfs"])
+        .arg(&dir)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|st| st.success());
+    if !mounted {
+        eprintln!("SKIP failed write-out: cannot mount a tmpfs at {} (needs root)", dir.display());
+        return;
+    }
+    // 80,000 coins with scripts that do not compress: a journal of about 6 MB fits on the
+    // 10 MiB disk, the table of the same coins beside it does not.
+    let op = |i: u32| {
+        let mut t = [0u8; 32];
+        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
+        t[28..].copy_from_slice(&i.to_le_bytes());
+        OutPoint { txid: t, vout: 0 }
+    };
+    let coins: Vec<Coin> = (0..80_000u32)
+        .map(|i| {
+            let script =
+                (0..25u32).map(|k| (i.wrapping_mul(2_654_435_761).rotate_left(k) >> 7) as u8).collect();
+            Coin { out: TxOut { value: i64::from(i), script_pubkey: script }, height: 7, coinbase: false }
+        })
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let store_dir = dir.join("state");
+    std::thread::spawn(move || {
+        let mut batch: Vec<(OutPoint, Option<&Coin>)> =
+            coins.iter().zip(0..).map(|(c, i)| (op(i), Some(c))).collect();
+        batch.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+        let s = DiskStore::open(&store_dir).unwrap();
+        let r = s.commit(&FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) });
+        let _ = tx.send(r.map_err(|e| e.to_string()));
+        // The store is left open: its threads stop with the process.
+        std::mem::forget(s);
+    });
+    let r = rx.recv_timeout(std::time::Duration::from_secs(120));
+    let _ = Command::new("umount").arg("-l").arg(&dir).status();
+    let _ = std::fs::remove_dir_all(&dir);
+    match r {
+        Ok(Err(e)) => assert!(e.to_lowercase().contains("poison"), "{e}"),
+        Ok(Ok(())) => panic!("the commit succeeded on a full disk"),
+        Err(_) => panic!("the commit waited two minutes for a table that cannot be written"),
+    }
+}
+
 /// A new store is created whole or not at all: the leftovers of a creation that was stopped
 /// (the `.creating` file beside a keyspace, or keyspace folders without its marker) are replaced
 /// by a new store, an earlier version's empty staging folder beside a whole store is removed
