@@ -11,6 +11,15 @@ fn meta() -> ChainMeta {
     ChainMeta { height: 1, hash: [1; 32], muhash: Some(MuHash3072::new()), utxo_count: 0, total_amount: 0 }
 }
 
+/// The txid numbered `i`: its first four bytes spread over the key space (a multiplicative
+/// hash), its last four `i` itself, so distinct numbers give distinct txids.
+fn spread_txid(i: u32) -> [u8; 32] {
+    let mut t = [0u8; 32];
+    t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
+    t[28..].copy_from_slice(&i.to_le_bytes());
+    t
+}
+
 #[test]
 fn fresh_coins_spent_before_flush_never_reach_the_store() {
     let mut c = CoinsCache::new(MemStore::new(), 1 << 20);
@@ -96,12 +105,7 @@ fn disk_store_txid_filter_hides_no_coin() {
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-filter-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // 100,000 txids (more than the filter's first stage holds), three outputs each.
-    let txid = |i: u32| {
-        let mut t = [0u8; 32];
-        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
-        t[28..].copy_from_slice(&i.to_le_bytes());
-        t
-    };
+    let txid = spread_txid;
     let c = coin(8);
     let n = 100_000u32;
     {
@@ -150,12 +154,7 @@ fn disk_store_compaction_keeps_every_coin() {
     let _ = std::fs::remove_dir_all(&dir);
     const PER: u32 = 60_000;
     const BATCHES: u32 = 20;
-    let op = |i: u32| {
-        let mut t = [0u8; 32];
-        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
-        t[28..].copy_from_slice(&i.to_le_bytes());
-        OutPoint { txid: t, vout: i % 5 }
-    };
+    let op = |i: u32| OutPoint { txid: spread_txid(i), vout: i % 5 };
     let mut c = coin(0);
     c.out.script_pubkey = vec![0x51; 40];
     // Coin i is worth i: a coin read back from the wrong key shows it.
@@ -205,12 +204,7 @@ fn disk_store_compaction_keeps_every_coin() {
 fn disk_store_commit_writes_its_coins_out_of_memory() {
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-writeout-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let op = |i: u32| {
-        let mut t = [0u8; 32];
-        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
-        t[28..].copy_from_slice(&i.to_le_bytes());
-        OutPoint { txid: t, vout: i % 3 }
-    };
+    let op = |i: u32| OutPoint { txid: spread_txid(i), vout: i % 3 };
     let mut c = coin(0);
     c.out.script_pubkey = vec![0x51; 25];
     let commit = |s: &DiskStore, range: std::ops::Range<u32>| {
@@ -275,12 +269,7 @@ fn disk_store_commit_reports_a_failed_write_out() {
     }
     // 80,000 coins with scripts that do not compress: a journal of about 6 MB fits on the
     // 10 MiB disk, the table of the same coins beside it does not.
-    let op = |i: u32| {
-        let mut t = [0u8; 32];
-        t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
-        t[28..].copy_from_slice(&i.to_le_bytes());
-        OutPoint { txid: t, vout: 0 }
-    };
+    let op = |i: u32| OutPoint { txid: spread_txid(i), vout: 0 };
     let coins: Vec<Coin> = (0..80_000u32)
         .map(|i| {
             let script =
