@@ -9,7 +9,7 @@
 mod common;
 
 use common::small_corpus;
-use fullverify_testkit::{test_seed, vector_file, Scratch, SplitMix64};
+use fullverify_testkit::{test_seed, vector_file, Scratch, SplitMix64, Tmpfs};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -676,37 +676,6 @@ fn a_kill_inside_a_flush_resumes_to_the_same_state() {
     );
 }
 
-/// A tmpfs mounted at a directory for the life of the value (root only; `None`, with a line
-/// saying so, where mounting is not allowed).
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
-        std::fs::create_dir_all(dir).unwrap();
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", s(dir)])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|st| st.success());
-        if !ok {
-            eprintln!("SKIP storage faults: cannot mount a tmpfs at {} (needs root)", dir.display());
-            return None;
-        }
-        Some(Tmpfs(dir.to_path_buf()))
-    }
-
-    fn remount(&self, how: &str) {
-        let st = Command::new("mount").args(["-o", &format!("remount,{how}"), s(&self.0)]).status().unwrap();
-        assert!(st.success(), "remount {how}");
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
 #[test]
 fn a_full_or_read_only_datadir_stops_with_exit_3_and_resumes_to_the_same_state() {
     let corpus = small_corpus();
@@ -714,8 +683,8 @@ fn a_full_or_read_only_datadir_stops_with_exit_3_and_resumes_to_the_same_state()
     let base = ["--source", "corpus", s(&corpus), "--network", "regtest", "--dbcache", "1"];
     let clean = ok_packet(&sc, "clean", &base);
     // A disk that fills up during a flush: exit 3, the datadir and the cause named.
-    let Some(full) = Tmpfs::mount(&sc.path("full"), "2m") else { return };
-    let d = full.0.join("state");
+    let Some(full) = Tmpfs::mount(&sc.path("full"), "2m", "storage faults") else { return };
+    let d = full.path().join("state");
     let (o, p) = replay(&sc, "full", &[&base[..], &["--datadir", s(&d)]].concat());
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
@@ -731,8 +700,8 @@ fn a_full_or_read_only_datadir_stops_with_exit_3_and_resumes_to_the_same_state()
     assert_eq!(resumed["state"], clean["state"]);
     drop(full);
     // Writes failing: a partial state on a file system then remounted read-only.
-    let Some(ro) = Tmpfs::mount(&sc.path("ro"), "64m") else { return };
-    let d = ro.0.join("state");
+    let Some(ro) = Tmpfs::mount(&sc.path("ro"), "64m", "storage faults") else { return };
+    let d = ro.path().join("state");
     ok_packet(&sc, "part", &[&base[..], &["--datadir", s(&d), "--stop-height", "150"]].concat());
     ro.remount("ro");
     let (o, p) = replay(&sc, "ro", &[&base[..], &["--datadir", s(&d)]].concat());

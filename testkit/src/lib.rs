@@ -13,10 +13,14 @@
 //!   is compared with. It follows Core's `CPubKey::Verify`: parse the key (hybrid allowed),
 //!   parse the signature with the lax DER parser, normalise S, verify;
 //! - deterministic randomness for tests ([`SplitMix64`], [`test_seed`], [`test_iters`]) and
-//!   hex helpers.
+//!   hex helpers;
+//! - [`Tmpfs`]: a small tmpfs for the storage-fault tests (root only; they skip without).
 
 pub mod harness;
+mod tmpfs;
 pub mod vectors;
+
+pub use tmpfs::Tmpfs;
 
 pub use vectors::{
     load_json, read_maybe_compressed, test_iters, test_seed, vector_file, vectors_dir, Scratch, SplitMix64,

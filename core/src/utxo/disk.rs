@@ -124,10 +124,18 @@ impl DiskStore {
         if tree.active_memtable_size() < WRITE_OUT_BYTES && tree.sealed_memtable_count() == 0 {
             return Ok(());
         }
+        self.seal_coins_table()
+    }
+
+    /// Seals the coins' memtable and waits until fjall's flush thread has written every sealed
+    /// one to a table; the error of a failed flush thread (a poisoned keyspace) ends the wait.
+    pub(super) fn seal_coins_table(&self) -> Result<(), StoreError> {
+        use fjall::AbstractTree;
+        let tree = &self.coins.tree;
         self.coins.rotate_memtable().map_err(se)?;
         let mut pause = std::time::Duration::from_micros(100);
         while tree.sealed_memtable_count() > 0 {
-            // Writes nothing (the commit was synced); fails once the keyspace is poisoned.
+            // Writes nothing after a synced commit; fails once the keyspace is poisoned.
             self.keyspace.persist(fjall::PersistMode::Buffer).map_err(se)?;
             std::thread::sleep(pause);
             pause = (pause * 2).min(std::time::Duration::from_millis(10));
@@ -135,7 +143,7 @@ impl DiskStore {
         Ok(())
     }
 
-    /// Bytes held by the coins partition's memtables (tests).
+    /// Bytes held by the coins partition's active memtable (tests).
     #[cfg(test)]
     pub(crate) fn coins_memtable_bytes(&self) -> u64 {
         use fjall::AbstractTree;
@@ -145,13 +153,6 @@ impl DiskStore {
     /// Bytes held in memory by the txid filter.
     pub fn filter_mem_usage(&self) -> usize {
         self.txids.mem_usage()
-    }
-
-    /// Writes the coins partition's memtable to a table of its own and waits for it (tests:
-    /// many small tables, as many flushes make, for compaction to merge).
-    #[cfg(test)]
-    pub(crate) fn seal_coins_table(&self) -> Result<(), StoreError> {
-        self.coins.rotate_memtable_and_wait().map_err(se)
     }
 
     /// The coins partition's tables on disk and the memtable flushes that made them (tests).

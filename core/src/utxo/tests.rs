@@ -253,20 +253,9 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
 #[cfg(all(feature = "store", target_os = "linux"))]
 #[test]
 fn disk_store_commit_reports_a_failed_write_out() {
-    use std::process::{Command, Stdio};
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-full-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=10m", "tmpfs"])
-        .arg(&dir)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|st| st.success());
-    if !mounted {
-        eprintln!("SKIP failed write-out: cannot mount a tmpfs at {} (needs root)", dir.display());
-        return;
-    }
+    let Some(disk) = fullverify_testkit::Tmpfs::mount(&dir, "10m", "failed write-out") else { return };
     // 80,000 coins with scripts that do not compress: a journal of about 6 MB fits on the
     // 10 MiB disk, the table of the same coins beside it does not.
     let op = |i: u32| OutPoint { txid: spread_txid(i), vout: 0 };
@@ -290,7 +279,7 @@ fn disk_store_commit_reports_a_failed_write_out() {
         std::mem::forget(s);
     });
     let r = rx.recv_timeout(std::time::Duration::from_secs(120));
-    let _ = Command::new("umount").arg("-l").arg(&dir).status();
+    drop(disk);
     let _ = std::fs::remove_dir_all(&dir);
     match r {
         Ok(Err(e)) => assert!(e.to_lowercase().contains("poison"), "{e}"),
