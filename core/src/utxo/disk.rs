@@ -254,7 +254,7 @@ impl Store for DiskStore {
             None => Ok(None),
         }
     }
-    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
         // Sized up front: a flush of millions of coins would otherwise grow the batch by
         // doubling, up to twice the memory it needs. Buffered as `Keyspace::batch` does; the
         // sync follows the commit.
@@ -275,6 +275,9 @@ impl Store for DiskStore {
         if let Some(m) = &batch.meta {
             b.insert(&self.meta, b"best", m.to_bytes());
         }
+        // The sorted list of coins is not needed once fjall's batch holds their records: let
+        // it go before the records are copied into the memtables, where a flush's memory peaks.
+        drop(batch);
         b.commit().map_err(se)?;
         self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
         self.write_out_coins()

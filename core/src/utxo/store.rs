@@ -71,7 +71,7 @@ impl std::error::Error for StoreError {}
 
 /// Everything one flush writes, applied atomically by [`Store::commit`]. The coins are
 /// borrowed from the cache that flushes them, which keeps serving reads while they are written.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct FlushBatch<'a> {
     /// Coins to write (`Some`) or delete (`None`).
     pub coins: Vec<(OutPoint, Option<&'a Coin>)>,
@@ -95,8 +95,9 @@ pub fn txid_prefix(op: &OutPoint) -> u32 {
 pub trait Store: Send + Sync {
     /// The coin at `op`, if unspent.
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError>;
-    /// Applies a batch atomically and durably: all of it or (on error) none of it.
-    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError>;
+    /// Applies a batch atomically and durably: all of it or (on error) none of it. The batch is
+    /// handed over so that a store can let go of it as soon as it has taken what it needs.
+    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError>;
     /// The metadata of the last commit, `None` for an empty store.
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
     /// Every header record, in height order (heights `0..n`).
@@ -118,7 +119,7 @@ impl Store for Box<dyn Store> {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         (**self).get(op)
     }
-    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
         (**self).commit(batch)
     }
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
@@ -179,7 +180,7 @@ impl Store for MemStore {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         Ok(self.read().coins.get(op).cloned())
     }
-    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
         let mut s = self.0.write().unwrap_or_else(|e| e.into_inner());
         // Check the header records first, so a refused batch changes nothing.
         let mut next = s.headers.len();

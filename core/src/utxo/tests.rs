@@ -80,7 +80,7 @@ fn disk_store_commit_is_visible_after_reopen() {
     {
         let s = DiskStore::open(&dir).unwrap();
         assert_eq!(s.meta().unwrap(), None);
-        s.commit(&FlushBatch {
+        s.commit(FlushBatch {
             coins: vec![(a, Some(&coin(8)))],
             headers: vec![(0, [9; 40])],
             meta: Some(meta()),
@@ -115,7 +115,7 @@ fn disk_store_txid_filter_hides_no_coin() {
             .flat_map(|i| (0..3).map(move |v| (OutPoint { txid: txid(i), vout: v }, Some(c))))
             .collect();
         coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-        s.commit(&FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
+        s.commit(FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
         // A transaction first seen by the filter in a batch that deletes its output 0 (listed
         // first) and adds output 1.
         let x = [0xab; 32];
@@ -124,7 +124,7 @@ fn disk_store_txid_filter_hides_no_coin() {
             headers: vec![],
             meta: Some(meta()),
         };
-        s.commit(&batch).unwrap();
+        s.commit(batch.clone()).unwrap();
         assert_eq!(s.get(&OutPoint { txid: x, vout: 1 }).unwrap(), Some(coin(8)));
         assert_eq!(s.get(&OutPoint { txid: x, vout: 0 }).unwrap(), None);
     }
@@ -177,7 +177,7 @@ fn disk_store_compaction_keeps_every_coin() {
                 batch.extend(((k - 1) * PER..k * PER).filter(|&i| spent(i)).map(|i| (op(i), None)));
             }
             batch.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-            s.commit(&FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) }).unwrap();
+            s.commit(FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) }).unwrap();
             s.seal_coins_table().unwrap();
         }
         let waited = std::time::Instant::now();
@@ -210,7 +210,7 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
     let commit = |s: &DiskStore, range: std::ops::Range<u32>| {
         let mut coins: Vec<(OutPoint, Option<&Coin>)> = range.map(|i| (op(i), Some(&c))).collect();
         coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-        s.commit(&FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
+        s.commit(FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
     };
     const SMALL: u32 = 1_000;
     const LARGE: u32 = 200_000;
@@ -273,7 +273,7 @@ fn disk_store_commit_reports_a_failed_write_out() {
             coins.iter().zip(0..).map(|(c, i)| (op(i), Some(c))).collect();
         batch.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
         let s = DiskStore::open(&store_dir).unwrap();
-        let r = s.commit(&FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) });
+        let r = s.commit(FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) });
         let _ = tx.send(r.map_err(|e| e.to_string()));
         // The store is left open: its threads stop with the process.
         std::mem::forget(s);
@@ -315,7 +315,7 @@ fn disk_store_creation_is_all_or_nothing() {
     // A whole keyspace with data, but `.creating` still there: the creation did not finish, so
     // nothing in it is trusted; the store is made again, empty.
     let stopped = dir.join("stopped");
-    DiskStore::open(&stopped).unwrap().commit(&batch).unwrap();
+    DiskStore::open(&stopped).unwrap().commit(batch.clone()).unwrap();
     std::fs::write(stopped.join(".creating"), b"").unwrap();
     {
         let s = DiskStore::open(&stopped).unwrap();
@@ -325,7 +325,7 @@ fn disk_store_creation_is_all_or_nothing() {
     }
     // An earlier version's staging folder left beside its whole store: the store is kept.
     let moved = dir.join("moved");
-    DiskStore::open(&moved).unwrap().commit(&batch).unwrap();
+    DiskStore::open(&moved).unwrap().commit(batch.clone()).unwrap();
     std::fs::create_dir_all(moved.join(".creating")).unwrap();
     {
         let s = DiskStore::open(&moved).unwrap();
@@ -431,7 +431,7 @@ fn flush_batches_come_in_key_order() {
         fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
             self.0.get(op)
         }
-        fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+        fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
             *self.1.lock().unwrap() = batch.coins.iter().map(|(op, _)| outpoint_key(op)).collect();
             self.0.commit(batch)
         }
@@ -520,7 +520,7 @@ impl Store for Gated {
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         self.inner.get(op)
     }
-    fn commit(&self, batch: &FlushBatch<'_>) -> Result<(), StoreError> {
+    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
         let mut open = self.gate.open.lock().unwrap();
         while !*open {
             open = self.gate.opened.wait(open).unwrap();
