@@ -40,6 +40,51 @@ pub fn resources(wall: Duration) -> Resources {
     }
 }
 
+/// Where a measurement of [`resources_since`] starts: the process's CPU times so far, with its
+/// peak resident set restarted from the present one where the system allows it (Linux).
+#[derive(Clone, Debug)]
+pub struct Baseline {
+    user_s: f64,
+    sys_s: f64,
+}
+
+/// Starts a measurement here, so that what the process did before (a corpus generated in the
+/// same process) is left out of [`resources_since`]. On Linux the kernel's peak resident set
+/// (`VmHWM`) is reset to the present one (`/proc/self/clear_refs`); where that cannot be done
+/// the peak stays the process's.
+pub fn baseline() -> Baseline {
+    #[cfg(target_os = "linux")]
+    {
+        // "5" resets the peak resident set; nothing else of the process changes.
+        let _ = std::fs::write("/proc/self/clear_refs", b"5");
+    }
+    let r = resources(Duration::ZERO);
+    Baseline { user_s: r.user_s, sys_s: r.sys_s }
+}
+
+/// The process's peak resident set since the last reset, in bytes (Linux: `VmHWM`).
+fn peak_rss_since_reset() -> Option<u64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The resources used since `b`: CPU times less those at `b`, and the peak resident set since
+/// `b` (the process's peak where it could not be reset).
+pub fn resources_since(b: &Baseline, wall: Duration) -> Resources {
+    let r = resources(wall);
+    Resources {
+        wall_s: r.wall_s,
+        user_s: (r.user_s - b.user_s).max(0.0),
+        sys_s: (r.sys_s - b.sys_s).max(0.0),
+        peak_rss_bytes: peak_rss_since_reset().unwrap_or(r.peak_rss_bytes),
+    }
+}
+
 /// SHA-256 of a file, hex.
 pub fn file_sha256(path: &Path) -> std::io::Result<String> {
     let mut f = std::fs::File::open(path)?;

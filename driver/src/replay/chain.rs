@@ -4,7 +4,7 @@
 
 use super::write::{write_tip_hints, BlocksOut, Written};
 use super::{block_bytes, summary_json, Failure, Settings, SourceKind, Store};
-use crate::metrics::{bands, resources, BlockRecord, Resources};
+use crate::metrics::{bands, baseline, resources_since, BlockRecord, Resources};
 use crate::report::Packet;
 use crate::source::{self, display_name, RawBlock, Source, SourceError};
 use fullverify::chain::Network;
@@ -90,7 +90,9 @@ pub struct ChainOutcome {
     pub open: Duration,
     /// The whole run.
     pub wall: Duration,
-    /// The process's resource usage at the end.
+    /// The resources the run used: CPU times and peak resident set from its start (what the
+    /// process did before, such as generating the corpus, is left out; see
+    /// [`crate::metrics::baseline`]).
     pub resources: Resources,
     /// What was read from the source.
     pub source: SourceStats,
@@ -212,6 +214,7 @@ pub fn run_chain(
         return Err(Failure::Usage("a single block is validated with run_block, not as a chain".into()));
     }
     let start = Instant::now();
+    let before = baseline();
     let crew_before = fullverify::crew::stats();
     let mut src =
         open_source(kind, path, settings.chain.network).map_err(|e| Failure::Source(e.to_string()))?;
@@ -419,7 +422,7 @@ pub fn run_chain(
         totals: t,
         open,
         wall,
-        resources: resources(wall),
+        resources: resources_since(&before, wall),
         source: SourceStats {
             blocks_read,
             bytes_read,
