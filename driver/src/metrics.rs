@@ -53,8 +53,7 @@ pub struct Baseline {
 /// (`VmHWM`) is reset to the present one (`/proc/self/clear_refs`); where that cannot be done
 /// the peak stays the process's.
 pub fn baseline() -> Baseline {
-    #[cfg(target_os = "linux")]
-    {
+    if cfg!(target_os = "linux") {
         // "5" resets the peak resident set; nothing else of the process changes.
         let _ = std::fs::write("/proc/self/clear_refs", b"5");
     }

@@ -124,7 +124,7 @@ fn disk_store_txid_filter_hides_no_coin() {
             headers: vec![],
             meta: Some(meta()),
         };
-        s.commit(batch.clone()).unwrap();
+        s.commit(batch).unwrap();
         assert_eq!(s.get(&OutPoint { txid: x, vout: 1 }).unwrap(), Some(coin(8)));
         assert_eq!(s.get(&OutPoint { txid: x, vout: 0 }).unwrap(), None);
     }
@@ -325,7 +325,7 @@ fn disk_store_creation_is_all_or_nothing() {
     }
     // An earlier version's staging folder left beside its whole store: the store is kept.
     let moved = dir.join("moved");
-    DiskStore::open(&moved).unwrap().commit(batch.clone()).unwrap();
+    DiskStore::open(&moved).unwrap().commit(batch).unwrap();
     std::fs::create_dir_all(moved.join(".creating")).unwrap();
     {
         let s = DiskStore::open(&moved).unwrap();
