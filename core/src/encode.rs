@@ -192,10 +192,21 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Where encoded bytes go: a buffer or a hash engine (no intermediate copy).
+/// Where encoded bytes go: a buffer, a hash engine (no intermediate copy) or a byte count.
 pub trait Sink {
     /// Appends bytes.
     fn put(&mut self, b: &[u8]);
+}
+
+/// A [`Sink`] that only counts: the length of a serialization without building it.
+#[derive(Clone, Copy, Debug, Default)]
+struct ByteCount(usize);
+
+impl Sink for ByteCount {
+    #[inline]
+    fn put(&mut self, b: &[u8]) {
+        self.0 += b.len();
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -430,16 +441,16 @@ impl Transaction {
 
     /// Size without witness data (bytes).
     pub fn base_size(&self) -> usize {
-        let mut v = Vec::new();
-        self.encode(&mut v, false);
-        v.len()
+        let mut n = ByteCount(0);
+        self.encode(&mut n, false);
+        n.0
     }
 
     /// Size with witness data (bytes): the serialization [`Transaction::to_bytes`]`(true)`.
     pub fn total_size(&self) -> usize {
-        let mut v = Vec::new();
-        self.encode(&mut v, true);
-        v.len()
+        let mut n = ByteCount(0);
+        self.encode(&mut n, true);
+        n.0
     }
 
     /// BIP141 weight: base size × 3 + total size.

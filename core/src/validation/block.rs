@@ -5,7 +5,7 @@
 use super::error::BlockError;
 use super::header::check_block_header;
 use super::signet::check_signet_solution;
-use super::witness::check_witness_commitment;
+use super::witness::{check_witness_commitment, witness_root};
 use crate::backend::Backend;
 use crate::chain::ChainParams;
 use crate::encode::{compact_size_len, Block, Transaction, MAX_BLOCK_WEIGHT};
@@ -26,6 +26,12 @@ pub struct CheckedBlock {
     pub hash: [u8; 32],
     /// The txid of every transaction, in block order.
     pub txids: Vec<[u8; 32]>,
+    /// BIP141 weight; its limit is a contextual rule in Core, checked by
+    /// [`contextual_check_block`].
+    pub(super) weight: usize,
+    /// The root the coinbase's witness commitment must match, when it has a commitment output
+    /// (whether it must depends on the height: [`contextual_check_block`]).
+    pub(super) witness_root: Option<[u8; 32]>,
 }
 
 /// `CheckBlock` (the proof of work included). `height` only labels errors.
@@ -95,7 +101,11 @@ pub fn check_block_with_txids(
             return Err(at("bad-blk-sigops", i));
         }
     }
-    Ok(CheckedBlock { hash, txids })
+    // Both are context-free work that the contextual checks only compare, computed here so a
+    // replay does it with the read-ahead, beside the scripts of the block before.
+    let weight = block_weight(block);
+    let witness_root = witness_root(block);
+    Ok(CheckedBlock { hash, txids, weight, witness_root })
 }
 
 fn stripped_size(block: &Block) -> usize {
@@ -105,10 +115,7 @@ fn stripped_size(block: &Block) -> usize {
 
 /// BIP141 block weight.
 pub fn block_weight(block: &Block) -> usize {
-    let total: usize = 80
-        + compact_size_len(block.txdata.len() as u64)
-        + block.txdata.iter().map(|t| t.to_bytes(true).len()).sum::<usize>();
-    stripped_size(block) * 3 + total
+    stripped_size(block) * 3 + block.total_size()
 }
 
 /// `IsFinalTx`.
@@ -172,8 +179,8 @@ pub fn contextual_check_block(
             return Err(err("bad-cb-height"));
         }
     }
-    check_witness_commitment(block, checked.hash, &checked.txids, height, params)?;
-    if block_weight(block) > MAX_BLOCK_WEIGHT {
+    check_witness_commitment(block, checked, height, params)?;
+    if checked.weight > MAX_BLOCK_WEIGHT {
         return Err(err("bad-blk-weight"));
     }
     Ok(())

@@ -2,6 +2,7 @@
 //! The BIP141 witness commitment: Core's `GetWitnessCommitmentIndex` and the commitment part of
 //! `ContextualCheckBlock` (`src/validation.cpp`), which also rejects witnesses without one.
 
+use super::block::CheckedBlock;
 use super::error::BlockError;
 use crate::chain::ChainParams;
 use crate::encode::Block;
@@ -17,18 +18,27 @@ pub fn witness_commitment_index(block: &Block) -> Option<usize> {
     })
 }
 
+/// The root the witness commitment commits to, when the coinbase has a commitment output: the
+/// merkle root of the wtxids, the coinbase's taken as zero. Needs nothing but the block, so
+/// [`check_block`](super::check_block) computes it (off the serial path of a replay); whether it
+/// must match depends on the height, which [`check_witness_commitment`] knows.
+pub(super) fn witness_root(block: &Block) -> Option<[u8; 32]> {
+    witness_commitment_index(block)?;
+    let wtxids: Vec<[u8; 32]> =
+        std::iter::once([0; 32]).chain(block.txdata.iter().skip(1).map(|t| t.wtxid())).collect();
+    Some(witness_merkle_root(&wtxids).root)
+}
+
 /// The witness rules of `ContextualCheckBlock`: after segwit, a commitment in the coinbase must
-/// match the witness merkle root with the coinbase's 32-byte witness nonce; without a
-/// commitment (or before segwit) no transaction may carry a witness. `hash` and `txids` label
-/// errors.
+/// match the witness merkle root (`checked.witness_root`) with the coinbase's 32-byte witness
+/// nonce; without a commitment (or before segwit) no transaction may carry a witness.
 pub(super) fn check_witness_commitment(
     block: &Block,
-    hash: [u8; 32],
-    txids: &[[u8; 32]],
+    checked: &CheckedBlock,
     height: u32,
     params: &ChainParams,
 ) -> Result<(), BlockError> {
-    let err = |r: &str| BlockError::new(r, hash, height);
+    let err = |r: &str| BlockError::new(r, checked.hash, height);
     let mut committed = false;
     if height >= params.segwit_height {
         if let Some(pos) = witness_commitment_index(block) {
@@ -36,9 +46,9 @@ pub(super) fn check_witness_commitment(
             if w.len() != 1 || w[0].len() != 32 {
                 return Err(err("bad-witness-nonce-size"));
             }
-            let mut wtxids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.wtxid()).collect();
-            wtxids[0] = [0; 32];
-            let root = witness_merkle_root(&wtxids).root;
+            let root = checked
+                .witness_root
+                .expect("check_block computes the root of every block with a commitment output");
             let mut pre = [0u8; 64];
             pre[..32].copy_from_slice(&root);
             pre[32..].copy_from_slice(&w[0]);
@@ -50,7 +60,7 @@ pub(super) fn check_witness_commitment(
     }
     if !committed {
         if let Some(i) = block.txdata.iter().position(|t| t.has_witness()) {
-            return Err(BlockError { tx: Some((i, txids[i])), ..err("unexpected-witness") });
+            return Err(BlockError { tx: Some((i, checked.txids[i])), ..err("unexpected-witness") });
         }
     }
     Ok(())
