@@ -92,6 +92,8 @@ pub struct CoinsCache<S: Store> {
     writing: Option<Writing>,
     /// The thread that writes background flushes, one after another, started on first use.
     writer: Option<Writer>,
+    /// How far below its starter's priority the writer thread runs.
+    writer_nice: u8,
 }
 
 /// A flush being written by the writer thread.
@@ -157,7 +159,15 @@ impl<S: Store> CoinsCache<S> {
             budget,
             writing: None,
             writer: None,
+            writer_nice: 0,
         }
+    }
+
+    /// Runs the thread that writes background flushes `nice` steps below the priority of the
+    /// thread that starts it ([`super::lower_thread_priority`]); takes effect when that thread
+    /// starts, at the first background flush.
+    pub fn set_writer_nice(&mut self, nice: u8) {
+        self.writer_nice = nice;
     }
 
     /// The underlying store.
@@ -386,11 +396,13 @@ impl<S: Store + 'static> CoinsCache<S> {
             return self.flush(meta, headers).map(drop);
         }
         if self.writer.is_none() {
+            let nice = self.writer_nice;
             let (jobs, queue) = mpsc::channel::<Job>();
             let store = Arc::clone(&self.store);
             let thread = std::thread::Builder::new()
                 .name("fv-flush".into())
                 .spawn(move || {
+                    super::lower_thread_priority(nice);
                     for (map, dirty, meta, headers, answer) in queue {
                         let batch = batch_of(&map, dirty, meta, headers);
                         let n = batch.coins.len();

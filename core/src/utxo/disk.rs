@@ -57,18 +57,26 @@ impl DiskStore {
     /// [`DiskStore::open`] with a block cache of `cache_bytes` (decoded data blocks read from
     /// disk, shared by the partitions).
     pub fn open_with(dir: &std::path::Path, cache_bytes: u64) -> Result<DiskStore, StoreError> {
+        DiskStore::open_niced(dir, cache_bytes, 0)
+    }
+
+    /// [`DiskStore::open_with`], the threads fjall starts for the store (flushing memtables,
+    /// compacting, monitoring) running `nice` steps below the calling thread's priority on Linux
+    /// ([`super::lower_thread_priority`]): when the CPUs are short, the threads that validate go
+    /// first and the store's upkeep takes the time left. Nothing elsewhere, nor with `nice` 0.
+    pub fn open_niced(dir: &std::path::Path, cache_bytes: u64, nice: u8) -> Result<DiskStore, StoreError> {
         let creating = dir.join(CREATING);
         let marker = dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))?;
         let interrupted = std::fs::symlink_metadata(&creating).is_ok_and(|m| m.is_file());
         if !marker || interrupted {
-            return create(dir, cache_bytes, coins_options(L0_TABLES, TABLE_BYTES));
+            return create(dir, cache_bytes, nice, coins_options(L0_TABLES, TABLE_BYTES));
         }
         if creating.is_dir() {
             // The staging folder of an earlier version, left empty after its store was moved
             // into place (the marker moves last).
             std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
-        let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
+        let keyspace = open_keyspace(fjall::Config::new(dir).cache_size(cache_bytes), nice)?;
         DiskStore::with_partitions(keyspace, coins_options(L0_TABLES, TABLE_BYTES))
     }
 
@@ -80,7 +88,7 @@ impl DiskStore {
         l0_tables: u8,
         table_bytes: u32,
     ) -> Result<DiskStore, StoreError> {
-        create(dir, DEFAULT_CACHE_BYTES, coins_options(l0_tables, table_bytes))
+        create(dir, DEFAULT_CACHE_BYTES, 0, coins_options(l0_tables, table_bytes))
     }
 
     /// Opens the partitions; `coins` gives the options of a coins partition made now.
@@ -195,10 +203,28 @@ fn sync_dir(dir: &std::path::Path) -> Result<(), StoreError> {
     std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))
 }
 
+/// Opens `config`'s keyspace. With `nice` above 0 on Linux it is opened from a thread of its
+/// own whose priority is lowered first: the threads fjall starts there inherit it (a thread's
+/// priority cannot be raised back without privilege, so the caller's own is left alone).
+fn open_keyspace(config: fjall::Config, nice: u8) -> Result<fjall::Keyspace, StoreError> {
+    if nice == 0 || !cfg!(target_os = "linux") {
+        return config.open().map_err(se);
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            super::lower_thread_priority(nice);
+            config.open().map_err(se)
+        })
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
 /// Makes an empty store in `dir` and opens it (see [`DiskStore::open`]).
 fn create(
     dir: &std::path::Path,
     cache_bytes: u64,
+    nice: u8,
     coins: fjall::PartitionCreateOptions,
 ) -> Result<DiskStore, StoreError> {
     use std::fs;
@@ -233,7 +259,7 @@ fn create(
     }
     fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
-    let keyspace = fjall::Config::new(dir).cache_size(cache_bytes).open().map_err(se)?;
+    let keyspace = open_keyspace(fjall::Config::new(dir).cache_size(cache_bytes), nice)?;
     let store = DiskStore::with_partitions(keyspace, coins)?;
     store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
     sync_dir(dir)?;

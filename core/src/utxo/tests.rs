@@ -38,6 +38,60 @@ fn fresh_coins_spent_before_flush_never_reach_the_store() {
     assert!(c.store().is_empty());
 }
 
+/// Every thread of this process: id, name and nice value (Linux).
+#[cfg(all(feature = "store", target_os = "linux"))]
+fn thread_nices() -> Vec<(u32, String, i64)> {
+    let tasks = std::fs::read_dir("/proc/self/task").expect("/proc/self/task");
+    tasks
+        .flatten()
+        .filter_map(|e| {
+            let tid = e.file_name().to_string_lossy().parse().ok()?;
+            let comm = std::fs::read_to_string(e.path().join("comm")).ok()?.trim().to_string();
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // The fields after the name (which may hold spaces) start at the third; nice is the
+            // nineteenth.
+            let rest = stat.get(stat.rfind(')')? + 2..)?;
+            let nice = rest.split(' ').nth(16)?.parse().ok()?;
+            Some((tid, comm, nice))
+        })
+        .collect()
+}
+
+/// A store opened niced starts fjall's threads that many steps down, and a cache told so starts
+/// its flush writer that many steps down, while the calling thread keeps its priority. Other
+/// tests start threads meanwhile, at other values, so the check is that threads at exactly this
+/// value appeared.
+#[cfg(all(feature = "store", target_os = "linux"))]
+#[test]
+fn a_niced_store_and_flush_writer_run_below_the_caller() {
+    const NICE: i64 = 7;
+    // SAFETY: gettid takes nothing and returns this thread's id.
+    let me = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+    let mine = |all: &[(u32, String, i64)]| all.iter().find(|t| t.0 == me).map(|t| t.2);
+    let before = thread_nices();
+    let base = mine(&before).expect("this thread is listed");
+    // The lowest priority is 19.
+    let want = (base + NICE).min(19);
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-niced-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = DiskStore::open_niced(&dir, 1 << 20, NICE as u8).unwrap();
+    let after = thread_nices();
+    assert_eq!(mine(&after), Some(base), "the caller's priority changed");
+    let started: Vec<_> = after.iter().filter(|t| !before.iter().any(|b| b.0 == t.0)).collect();
+    assert!(started.iter().any(|t| t.2 == want), "no store thread at {want}: {started:?}");
+    let mut c = CoinsCache::new(store, 1 << 20);
+    c.set_writer_nice(NICE as u8);
+    c.add(OutPoint { txid: [9; 32], vout: 0 }, coin(5), false);
+    c.flush_in_background(meta(), vec![]).unwrap();
+    // Once the flush has landed, the writer has lowered itself (it does so before its first job).
+    assert_eq!(c.land().unwrap(), Some(1));
+    let writers: Vec<_> = thread_nices().into_iter().filter(|t| t.1 == "fv-flush").collect();
+    assert!(writers.iter().any(|t| t.2 == want), "no flush writer at {want}: {writers:?}");
+    assert_eq!(mine(&thread_nices()), Some(base));
+    drop(c);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn muhash_delta_any_thread_count_vs_sequential() {
     let coins: Vec<(OutPoint, Coin)> =

@@ -142,6 +142,7 @@ impl Settings {
             "batch_schnorr": c.sig_mode.batches_schnorr(),
             "sig_mode": c.sig_mode.name(),
             "muhash": c.muhash.name(),
+            "background_nice": c.background_nice,
             "read_ahead": self.read_ahead,
             "mode": "sequential",
             "write_hints": self.write.hints.is_some(),

@@ -146,6 +146,13 @@ pub struct Cli {
     #[arg(long)]
     pub no_read_ahead: bool,
 
+    /// How many steps of priority (nice) below the validating threads the on-disk chain
+    /// state's background threads run on Linux (the flush writer, fjall's memtable flushes and
+    /// compactions); 0 for the same priority
+    #[arg(long, value_name = "N", default_value_t = fullverify::chainstate::DEFAULT_BACKGROUND_NICE,
+          value_parser = clap::value_parser!(u8).range(0..=19))]
+    pub background_nice: u8,
+
     /// Verify each block's BIP340 signatures in batches after its scripts ran; any failure
     /// is re-checked input by input, so verdicts and reported failures do not change.
     #[arg(long)]

@@ -127,6 +127,7 @@ impl Run {
                 flush_every_blocks: cli.flush_every,
                 sig_mode,
                 muhash: cli.muhash,
+                background_nice: cli.background_nice,
             },
             stop_height: cli.stop_height,
             store: cli.datadir.clone().map_or(Store::Temporary, Store::Dir),
