@@ -164,7 +164,7 @@ impl<S: Store> CoinsCache<S> {
     }
 
     /// Runs the thread that writes background flushes `nice` steps below the priority of the
-    /// thread that starts it ([`super::lower_thread_priority`]); takes effect when that thread
+    /// thread that starts it ([`super::store::lower_thread_priority`]); takes effect when that thread
     /// starts, at the first background flush.
     pub fn set_writer_nice(&mut self, nice: u8) {
         self.writer_nice = nice;
@@ -402,7 +402,7 @@ impl<S: Store + 'static> CoinsCache<S> {
             let thread = std::thread::Builder::new()
                 .name("fv-flush".into())
                 .spawn(move || {
-                    super::lower_thread_priority(nice);
+                    super::store::lower_thread_priority(nice);
                     for (map, dirty, meta, headers, answer) in queue {
                         let batch = batch_of(&map, dirty, meta, headers);
                         let n = batch.coins.len();

@@ -62,7 +62,7 @@ impl DiskStore {
 
     /// [`DiskStore::open_with`], the threads fjall starts for the store (flushing memtables,
     /// compacting, monitoring) running `nice` steps below the calling thread's priority on Linux
-    /// ([`super::lower_thread_priority`]): when the CPUs are short, the threads that validate go
+    /// ([`super::store::lower_thread_priority`]): when the CPUs are short, the threads that validate go
     /// first and the store's upkeep takes the time left. Nothing elsewhere, nor with `nice` 0.
     pub fn open_niced(dir: &std::path::Path, cache_bytes: u64, nice: u8) -> Result<DiskStore, StoreError> {
         let creating = dir.join(CREATING);
@@ -212,7 +212,7 @@ fn open_keyspace(config: fjall::Config, nice: u8) -> Result<fjall::Keyspace, Sto
     }
     std::thread::scope(|s| {
         s.spawn(|| {
-            super::lower_thread_priority(nice);
+            super::store::lower_thread_priority(nice);
             config.open().map_err(se)
         })
         .join()

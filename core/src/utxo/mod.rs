@@ -36,25 +36,11 @@ mod txid_filter;
 
 pub use cache::{CoinsCache, Entry, FLUSH_ENTRY_MEM};
 
-/// Lowers the calling thread's scheduling priority by `nice` steps (Linux: the thread's own
-/// nice value, which threads it starts inherit); does nothing elsewhere, where the call would
-/// lower the whole process. For the threads that keep the chain state in the background, so
-/// that the threads validating blocks take a CPU first when both want one.
-pub fn lower_thread_priority(nice: u8) {
-    #[cfg(target_os = "linux")]
-    if nice > 0 {
-        // SAFETY: `nice` only changes this thread's nice value (Linux applies it per thread); a
-        // failure (already at the lowest priority) changes nothing and is not an error here.
-        unsafe {
-            libc::nice(i32::from(nice));
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = nice;
-}
 pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub use disk::DiskStore;
 pub use outpoint_hash::{OutPointHasher, OutPointMap, OutPointSet, SaltedOutPoints};
 pub use set_hash::{muhash_delta, muhash_of_parts, muhash_of_set};
-pub use store::{txid_prefix, ChainMeta, FlushBatch, MemStore, Store, StoreError, TXID_PREFIXES};
+pub use store::{
+    lower_thread_priority, txid_prefix, ChainMeta, FlushBatch, MemStore, Store, StoreError, TXID_PREFIXES,
+};

@@ -231,3 +231,20 @@ impl Store for MemStore {
         Ok(self.read().headers.clone())
     }
 }
+
+/// Lowers the calling thread's scheduling priority by `nice` steps (Linux: the thread's own
+/// nice value, which threads it starts inherit); does nothing elsewhere, where the call would
+/// lower the whole process. For the threads that keep the chain state in the background, so
+/// that the threads validating blocks take a CPU first when both want one.
+pub fn lower_thread_priority(nice: u8) {
+    #[cfg(target_os = "linux")]
+    if nice > 0 {
+        // SAFETY: `nice` only changes this thread's nice value (Linux applies it per thread); a
+        // failure (already at the lowest priority) changes nothing and is not an error here.
+        unsafe {
+            libc::nice(i32::from(nice));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}

@@ -179,7 +179,7 @@ pub fn contextual_check_block(
             return Err(err("bad-cb-height"));
         }
     }
-    check_witness_commitment(block, checked, height, params)?;
+    check_witness_commitment(block, (checked.hash, &checked.txids), checked.witness_root, height, params)?;
     if checked.weight > MAX_BLOCK_WEIGHT {
         return Err(err("bad-blk-weight"));
     }

@@ -2,7 +2,6 @@
 //! The BIP141 witness commitment: Core's `GetWitnessCommitmentIndex` and the commitment part of
 //! `ContextualCheckBlock` (`src/validation.cpp`), which also rejects witnesses without one.
 
-use super::block::CheckedBlock;
 use super::error::BlockError;
 use crate::chain::ChainParams;
 use crate::encode::Block;
@@ -30,15 +29,17 @@ pub(super) fn witness_root(block: &Block) -> Option<[u8; 32]> {
 }
 
 /// The witness rules of `ContextualCheckBlock`: after segwit, a commitment in the coinbase must
-/// match the witness merkle root (`checked.witness_root`) with the coinbase's 32-byte witness
-/// nonce; without a commitment (or before segwit) no transaction may carry a witness.
+/// match the witness merkle root (`root`, from [`witness_root`]) with the coinbase's 32-byte
+/// witness nonce; without a commitment (or before segwit) no transaction may carry a witness.
+/// `hash` and `txids` label errors.
 pub(super) fn check_witness_commitment(
     block: &Block,
-    checked: &CheckedBlock,
+    (hash, txids): ([u8; 32], &[[u8; 32]]),
+    root: Option<[u8; 32]>,
     height: u32,
     params: &ChainParams,
 ) -> Result<(), BlockError> {
-    let err = |r: &str| BlockError::new(r, checked.hash, height);
+    let err = |r: &str| BlockError::new(r, hash, height);
     let mut committed = false;
     if height >= params.segwit_height {
         if let Some(pos) = witness_commitment_index(block) {
@@ -46,9 +47,7 @@ pub(super) fn check_witness_commitment(
             if w.len() != 1 || w[0].len() != 32 {
                 return Err(err("bad-witness-nonce-size"));
             }
-            let root = checked
-                .witness_root
-                .expect("check_block computes the root of every block with a commitment output");
+            let root = root.expect("check_block computes the root of every block with a commitment output");
             let mut pre = [0u8; 64];
             pre[..32].copy_from_slice(&root);
             pre[32..].copy_from_slice(&w[0]);
@@ -60,7 +59,7 @@ pub(super) fn check_witness_commitment(
     }
     if !committed {
         if let Some(i) = block.txdata.iter().position(|t| t.has_witness()) {
-            return Err(BlockError { tx: Some((i, checked.txids[i])), ..err("unexpected-witness") });
+            return Err(BlockError { tx: Some((i, txids[i])), ..err("unexpected-witness") });
         }
     }
     Ok(())
