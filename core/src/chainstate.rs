@@ -94,9 +94,10 @@ pub struct ChainstateOptions {
 }
 
 /// [`ChainstateOptions::background_nice`] by default. On 20 million coins with a 450 MiB cache
-/// on two CPUs (where the store's upkeep takes a quarter of the CPU time) the replay took 80 s
-/// with the flush writer and fjall's threads 10 steps down against 91 s with none lowered; one
-/// kind of thread lowered alone gave 86–90 s.
+/// on two CPUs (where the store's upkeep takes a quarter of the CPU time) the replay took 87 s
+/// with the flush writer and fjall's threads 10 steps down against 92 s with none lowered (80
+/// against 91 s in an earlier pair of runs); one kind of thread lowered alone gave 86–90 s. The
+/// peak resident set rose by 20–30 MiB: the upkeep lags more.
 pub const DEFAULT_BACKGROUND_NICE: u8 = 10;
 
 impl ChainstateOptions {

@@ -164,8 +164,8 @@ impl<S: Store> CoinsCache<S> {
     }
 
     /// Runs the thread that writes background flushes `nice` steps below the priority of the
-    /// thread that starts it ([`super::store::lower_thread_priority`]); takes effect when that thread
-    /// starts, at the first background flush.
+    /// thread that starts it (Linux: its own nice value); takes effect when that thread starts,
+    /// at the first background flush.
     pub fn set_writer_nice(&mut self, nice: u8) {
         self.writer_nice = nice;
     }

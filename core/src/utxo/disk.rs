@@ -62,8 +62,8 @@ impl DiskStore {
 
     /// [`DiskStore::open_with`], the threads fjall starts for the store (flushing memtables,
     /// compacting, monitoring) running `nice` steps below the calling thread's priority on Linux
-    /// ([`super::store::lower_thread_priority`]): when the CPUs are short, the threads that validate go
-    /// first and the store's upkeep takes the time left. Nothing elsewhere, nor with `nice` 0.
+    /// (their own nice value): when the CPUs are short, the threads that validate go first and
+    /// the store's upkeep takes the time left. Nothing elsewhere, nor with `nice` 0.
     pub fn open_niced(dir: &std::path::Path, cache_bytes: u64, nice: u8) -> Result<DiskStore, StoreError> {
         let creating = dir.join(CREATING);
         let marker = dir.join(KEYSPACE_MARKER).try_exists().map_err(|e| io(dir, e))?;

@@ -35,12 +35,9 @@ mod tests;
 mod txid_filter;
 
 pub use cache::{CoinsCache, Entry, FLUSH_ENTRY_MEM};
-
 pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 pub use disk::DiskStore;
 pub use outpoint_hash::{OutPointHasher, OutPointMap, OutPointSet, SaltedOutPoints};
 pub use set_hash::{muhash_delta, muhash_of_parts, muhash_of_set};
-pub use store::{
-    lower_thread_priority, txid_prefix, ChainMeta, FlushBatch, MemStore, Store, StoreError, TXID_PREFIXES,
-};
+pub use store::{txid_prefix, ChainMeta, FlushBatch, MemStore, Store, StoreError, TXID_PREFIXES};

@@ -236,7 +236,7 @@ impl Store for MemStore {
 /// nice value, which threads it starts inherit); does nothing elsewhere, where the call would
 /// lower the whole process. For the threads that keep the chain state in the background, so
 /// that the threads validating blocks take a CPU first when both want one.
-pub fn lower_thread_priority(nice: u8) {
+pub(crate) fn lower_thread_priority(nice: u8) {
     #[cfg(target_os = "linux")]
     if nice > 0 {
         // SAFETY: `nice` only changes this thread's nice value (Linux applies it per thread); a

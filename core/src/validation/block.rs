@@ -8,7 +8,7 @@ use super::signet::check_signet_solution;
 use super::witness::{check_witness_commitment, witness_root};
 use crate::backend::Backend;
 use crate::chain::ChainParams;
-use crate::encode::{compact_size_len, Block, Transaction, MAX_BLOCK_WEIGHT};
+use crate::encode::{Block, Transaction, MAX_BLOCK_WEIGHT};
 use crate::hash::merkle_root_with;
 use crate::script::sigops::tx_legacy_sigop_count;
 
@@ -76,9 +76,10 @@ pub fn check_block_with_txids(
     if m.mutated {
         return Err(err("bad-txns-duplicate"));
     }
+    let base_size = block.base_size();
     if block.txdata.is_empty()
         || block.txdata.len() * 4 > MAX_BLOCK_WEIGHT
-        || stripped_size(block) * 4 > MAX_BLOCK_WEIGHT
+        || base_size * 4 > MAX_BLOCK_WEIGHT
     {
         return Err(err("bad-blk-length"));
     }
@@ -102,20 +103,16 @@ pub fn check_block_with_txids(
         }
     }
     // Both are context-free work that the contextual checks only compare, computed here so a
-    // replay does it with the read-ahead, beside the scripts of the block before.
-    let weight = block_weight(block);
+    // replay does it with the read-ahead, beside the scripts of the block before. The weight is
+    // `Block::weight` with the base size of the length check above.
+    let weight = base_size * (WITNESS_SCALE_FACTOR as usize - 1) + block.total_size();
     let witness_root = witness_root(block);
     Ok(CheckedBlock { hash, txids, weight, witness_root })
 }
 
-fn stripped_size(block: &Block) -> usize {
-    80 + compact_size_len(block.txdata.len() as u64)
-        + block.txdata.iter().map(|t| t.base_size()).sum::<usize>()
-}
-
-/// BIP141 block weight.
+/// BIP141 block weight ([`Block::weight`]).
 pub fn block_weight(block: &Block) -> usize {
-    stripped_size(block) * 3 + block.total_size()
+    block.weight()
 }
 
 /// `IsFinalTx`.

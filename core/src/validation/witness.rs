@@ -5,7 +5,7 @@
 use super::error::BlockError;
 use crate::chain::ChainParams;
 use crate::encode::Block;
-use crate::hash::{sha256d, witness_merkle_root};
+use crate::hash::{merkle_root, sha256d};
 
 /// The coinbase's witness commitment output index (`GetWitnessCommitmentIndex`): the last
 /// output whose script starts `OP_RETURN 0x24 aa21a9ed` and is at least 38 bytes.
@@ -23,9 +23,11 @@ pub fn witness_commitment_index(block: &Block) -> Option<usize> {
 /// must match depends on the height, which [`check_witness_commitment`] knows.
 pub(super) fn witness_root(block: &Block) -> Option<[u8; 32]> {
     witness_commitment_index(block)?;
+    // The coinbase's leaf is zero: put there directly, instead of hashing the coinbase for
+    // `witness_merkle_root` to overwrite in a copy of the list.
     let wtxids: Vec<[u8; 32]> =
         std::iter::once([0; 32]).chain(block.txdata.iter().skip(1).map(|t| t.wtxid())).collect();
-    Some(witness_merkle_root(&wtxids).root)
+    Some(merkle_root(&wtxids).root)
 }
 
 /// The witness rules of `ContextualCheckBlock`: after segwit, a commitment in the coinbase must
