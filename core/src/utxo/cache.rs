@@ -187,16 +187,37 @@ impl<S: Store> CoinsCache<S> {
         self.mem_usage() + self.dirty * FLUSH_ENTRY_MEM
     }
 
+    /// Bytes of the table alone, by capacity (tests).
+    #[cfg(test)]
+    pub(crate) fn table_bytes(&self) -> usize {
+        table_mem(self.map.capacity())
+    }
+
     /// Dirty entries: coins added or spent since the last flush, which the next one writes.
     pub fn dirty_len(&self) -> usize {
         self.dirty
     }
 
+    /// What the table's next growth would add while it moves its entries: the doubled table
+    /// beside the old one. Counted once the table has less than an eighth of its capacity
+    /// left, so that a few blocks' coins cannot reach the growth before the owner looks again;
+    /// 0 before that.
+    pub(crate) fn growth_cost(&self) -> usize {
+        let capacity = self.map.capacity();
+        if capacity - self.map.len() > capacity / 8 {
+            return 0;
+        }
+        table_mem(capacity.max(1) * 2)
+    }
+
     /// Whether the cache, once handed to a background flush, would take more than half the
-    /// budget ([`CoinsCache::flush_cost`]): the flush in flight and the cache filling up again
-    /// share the budget, so the owner flushes at half of it.
+    /// budget ([`CoinsCache::flush_cost`]), or would once its table grew
+    /// ([`CoinsCache::growth_cost`]). The budget is what is left after the memory the store
+    /// keeps resident ([`Store::resident_bytes`]); the flush in flight and the cache filling up
+    /// again share it, so the owner flushes at half of it, and before a growth that would pass
+    /// it rather than after (the grown table, mostly empty, would be handed to the flush whole).
     pub fn over_half_budget(&self) -> bool {
-        self.flush_cost() > self.budget / 2
+        self.flush_cost() + self.growth_cost() > self.budget.saturating_sub(self.store.resident_bytes()) / 2
     }
 
     /// Cached entries.

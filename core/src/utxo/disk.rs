@@ -269,6 +269,13 @@ fn create(
 }
 
 impl Store for DiskStore {
+    /// The coins tables' bloom filters (fjall keeps each table's filter in memory, about ten
+    /// bits a coin below its first levels, and a compaction's new tables' beside the old ones'
+    /// until it ends) and the txid filter.
+    fn resident_bytes(&self) -> usize {
+        use fjall::AbstractTree;
+        self.coins.tree.bloom_filter_size() + self.txids.mem_usage()
+    }
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         if !self.txids.may_contain(&op.txid) {
             return Ok(None);

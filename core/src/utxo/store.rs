@@ -102,6 +102,12 @@ pub trait Store: Send + Sync {
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
     /// Every header record, in height order (heights `0..n`).
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError>;
+    /// Memory the store keeps resident besides its block cache and what a commit in flight
+    /// holds (its filters), in bytes: the owner of the memory budget leaves it out of what the
+    /// coin cache may use. 0 for a store that keeps nothing of the kind.
+    fn resident_bytes(&self) -> usize {
+        0
+    }
     /// Calls `f` with every stored coin, in no particular order.
     fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
         self.for_each_coin_in(0..TXID_PREFIXES, f)
@@ -116,6 +122,9 @@ pub trait Store: Send + Sync {
 }
 
 impl Store for Box<dyn Store> {
+    fn resident_bytes(&self) -> usize {
+        (**self).resident_bytes()
+    }
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         (**self).get(op)
     }

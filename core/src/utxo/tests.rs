@@ -270,6 +270,7 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
     const LARGE: u32 = 200_000;
     {
         let s = DiskStore::open(&dir).unwrap();
+        assert_eq!(s.resident_bytes(), s.filter_mem_usage(), "an empty store holds no table filter");
         // A small commit stays in the memtable.
         commit(&s, 0..SMALL);
         assert!(s.coins_memtable_bytes() > 0);
@@ -289,6 +290,9 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
         }
         let (tables, flushes) = counts;
         assert!(tables >= 1 && tables == flushes, "{tables} tables from {flushes} flushes");
+        // The new tables' bloom filters stay in memory: at least a byte a coin.
+        let written = s.resident_bytes() - s.filter_mem_usage();
+        assert!(written >= LARGE as usize, "{written} bytes of table filters for {LARGE} coins");
         // Small commits collect, then go out together before they pass the threshold by more
         // than one commit's worth.
         let mut next = SMALL + LARGE;
@@ -307,6 +311,8 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
     for i in (0..SMALL + LARGE + SMALL).step_by(13) {
         assert_eq!(s.get(&op(i)).unwrap(), Some(c.clone()), "coin {i} after reopening");
     }
+    let reopened = s.resident_bytes() - s.filter_mem_usage();
+    assert!(reopened >= LARGE as usize, "{reopened} bytes of table filters after reopening");
     drop(s);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -692,11 +698,109 @@ fn background_flush_serves_reads_until_it_lands() {
     assert_eq!(set_of(&c.store().inner_cache()), model);
 }
 
+/// A [`MemStore`] that says it keeps `resident` bytes in memory besides its coins.
+struct Resident {
+    inner: MemStore,
+    resident: usize,
+}
+
+impl Store for Resident {
+    fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
+        self.inner.get(op)
+    }
+    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
+        self.inner.commit(batch)
+    }
+    fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
+        self.inner.meta()
+    }
+    fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
+        self.inner.headers()
+    }
+    fn resident_bytes(&self) -> usize {
+        self.resident
+    }
+    fn for_each_coin_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &Coin),
+    ) -> Result<(), StoreError> {
+        self.inner.for_each_coin_in(prefixes, f)
+    }
+}
+
+#[test]
+fn what_the_store_keeps_resident_comes_out_of_the_cache_budget() {
+    // The same coins added to two caches of 4 MiB, one over a store that keeps part of that
+    // resident: that one asks to be flushed no later than the other, once what it would hand
+    // over (with its table's next growth) passes half of what is left, and for most parts
+    // earlier (both ask together where one growth of the table passes both halves). A store
+    // that keeps more than the budget leaves the cache nothing.
+    const BUDGET: usize = 4 << 20;
+    let store = |resident| Resident { inner: MemStore::new(), resident };
+    let mut earlier = 0;
+    for eighths in 1..8 {
+        let resident = BUDGET / 8 * eighths;
+        let mut lean = CoinsCache::new(store(0), BUDGET);
+        let mut heavy = CoinsCache::new(store(resident), BUDGET);
+        let mut heavy_asked = None;
+        let mut i = 0u32;
+        while !lean.over_half_budget() {
+            if heavy_asked.is_none() && heavy.over_half_budget() {
+                assert!(heavy.flush_cost() + heavy.growth_cost() > (BUDGET - resident) / 2);
+                heavy_asked = Some(i);
+            }
+            let op = OutPoint { txid: spread_txid(i), vout: 0 };
+            heavy.add(op, coin(i64::from(i)), false);
+            lean.add(op, coin(i64::from(i)), false);
+            i += 1;
+        }
+        assert_eq!(lean.flush_cost(), heavy.flush_cost());
+        assert!(heavy.over_half_budget(), "{eighths}/8 resident");
+        if heavy_asked.is_some() {
+            earlier += 1;
+        }
+    }
+    assert!(earlier >= 4, "the cache over a resident store asked first for {earlier} of 7 parts");
+    let mut full = CoinsCache::new(store(2 * BUDGET), BUDGET);
+    full.add(OutPoint { txid: [0; 32], vout: 0 }, coin(1), false);
+    assert!(full.over_half_budget());
+}
+
 impl Gated {
     /// An empty cache over a copy of what this store holds.
     fn inner_cache(&self) -> CoinsCache<MemStore> {
         CoinsCache::new(self.inner.clone(), 1 << 20)
     }
+}
+
+#[test]
+fn the_cache_asks_for_a_flush_before_its_table_grows_past_half_the_budget() {
+    // Coins added one at a time until the cache asks to be flushed, for budgets from 256 KiB
+    // to 16 MiB: every growth of the table on the way held the old table beside the new one,
+    // and that must have fitted in half the budget with everything else the cache held.
+    let mut grown = 0;
+    for budget in (16..=1024).map(|k: usize| k << 14) {
+        let mut c = CoinsCache::new(MemStore::new(), budget);
+        let mut i = 0u32;
+        while !c.over_half_budget() {
+            let (cost, table) = (c.flush_cost(), c.table_bytes());
+            c.add(OutPoint { txid: spread_txid(i), vout: 0 }, coin(i64::from(i)), false);
+            if c.table_bytes() > table {
+                grown += 1;
+                let held = cost + c.table_bytes();
+                assert!(
+                    held <= budget / 2,
+                    "budget {budget}, coin {i}: growth to {} held {held}",
+                    c.table_bytes()
+                );
+            }
+            i += 1;
+        }
+        // Not long before it had to: the cache uses a good part of its half.
+        assert!(c.flush_cost() > budget / 6, "budget {budget}: asked at {}", c.flush_cost());
+    }
+    assert!(grown > 1000, "{grown} growths seen");
 }
 
 #[test]
