@@ -187,12 +187,6 @@ impl<S: Store> CoinsCache<S> {
         self.mem_usage() + self.dirty * FLUSH_ENTRY_MEM
     }
 
-    /// Bytes of the table alone, by capacity (tests).
-    #[cfg(test)]
-    pub(crate) fn table_bytes(&self) -> usize {
-        table_mem(self.map.capacity())
-    }
-
     /// Dirty entries: coins added or spent since the last flush, which the next one writes.
     pub fn dirty_len(&self) -> usize {
         self.dirty
@@ -202,7 +196,7 @@ impl<S: Store> CoinsCache<S> {
     /// beside the old one. Counted once the table has less than an eighth of its capacity
     /// left, so that a few blocks' coins cannot reach the growth before the owner looks again;
     /// 0 before that.
-    pub(crate) fn growth_cost(&self) -> usize {
+    pub fn growth_cost(&self) -> usize {
         let capacity = self.map.capacity();
         if capacity - self.map.len() > capacity / 8 {
             return 0;
@@ -461,5 +455,53 @@ impl<S: Store> Drop for CoinsCache<S> {
             drop(w.jobs);
             let _ = w.thread.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::utxo::tests::spread_txid;
+    use crate::utxo::MemStore;
+
+    impl<S: Store> CoinsCache<S> {
+        /// Bytes of the table alone, by capacity.
+        fn table_bytes(&self) -> usize {
+            table_mem(self.map.capacity())
+        }
+    }
+
+    #[test]
+    fn the_cache_asks_for_a_flush_before_its_table_grows_past_half_the_budget() {
+        // Coins added one at a time until the cache asks to be flushed, for budgets from 256 KiB
+        // to 16 MiB: every growth of the table on the way held the old table beside the new one,
+        // and that must have fitted in half the budget with everything else the cache held.
+        let coin = Coin {
+            out: crate::encode::TxOut { value: 1, script_pubkey: vec![0x51] },
+            height: 1,
+            coinbase: false,
+        };
+        let mut grown = 0;
+        for budget in (16..=1024).map(|k: usize| k << 14) {
+            let mut c = CoinsCache::new(MemStore::new(), budget);
+            let mut i = 0u32;
+            while !c.over_half_budget() {
+                let (cost, table) = (c.flush_cost(), c.table_bytes());
+                c.add(OutPoint { txid: spread_txid(i), vout: 0 }, coin.clone(), false);
+                if c.table_bytes() > table {
+                    grown += 1;
+                    let held = cost + c.table_bytes();
+                    assert!(
+                        held <= budget / 2,
+                        "budget {budget}, coin {i}: growth to {} held {held}",
+                        c.table_bytes()
+                    );
+                }
+                i += 1;
+            }
+            // Not long before it had to: the cache uses a good part of its half.
+            assert!(c.flush_cost() > budget / 6, "budget {budget}: asked at {}", c.flush_cost());
+        }
+        assert!(grown > 1000, "{grown} growths seen");
     }
 }

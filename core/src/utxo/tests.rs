@@ -13,7 +13,7 @@ fn meta() -> ChainMeta {
 
 /// The txid numbered `i`: its first four bytes spread over the key space (a multiplicative
 /// hash), its last four `i` itself, so distinct numbers give distinct txids.
-fn spread_txid(i: u32) -> [u8; 32] {
+pub(super) fn spread_txid(i: u32) -> [u8; 32] {
     let mut t = [0u8; 32];
     t[..4].copy_from_slice(&i.wrapping_mul(0x9e37_79b9).to_be_bytes());
     t[28..].copy_from_slice(&i.to_le_bytes());
@@ -549,12 +549,14 @@ fn flush_batches_come_in_key_order() {
 }
 
 /// A store whose commits wait until the test lets them through, and can be told to fail the
-/// next one (as a full disk would, before anything is written).
+/// next one (as a full disk would, before anything is written); it says it keeps `resident`
+/// bytes in memory besides its coins.
 #[derive(Default)]
 struct Gated {
     inner: MemStore,
     gate: std::sync::Arc<Gate>,
     fail_next: std::sync::atomic::AtomicBool,
+    resident: usize,
 }
 
 #[derive(Default)]
@@ -605,6 +607,9 @@ impl Store for Gated {
     }
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
         self.inner.headers()
+    }
+    fn resident_bytes(&self) -> usize {
+        self.resident
     }
     fn for_each_coin_in(
         &self,
@@ -698,37 +703,6 @@ fn background_flush_serves_reads_until_it_lands() {
     assert_eq!(set_of(&c.store().inner_cache()), model);
 }
 
-/// A [`MemStore`] that says it keeps `resident` bytes in memory besides its coins.
-struct Resident {
-    inner: MemStore,
-    resident: usize,
-}
-
-impl Store for Resident {
-    fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
-        self.inner.get(op)
-    }
-    fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
-        self.inner.commit(batch)
-    }
-    fn meta(&self) -> Result<Option<ChainMeta>, StoreError> {
-        self.inner.meta()
-    }
-    fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
-        self.inner.headers()
-    }
-    fn resident_bytes(&self) -> usize {
-        self.resident
-    }
-    fn for_each_coin_in(
-        &self,
-        prefixes: std::ops::Range<u32>,
-        f: &mut dyn FnMut(&OutPoint, &Coin),
-    ) -> Result<(), StoreError> {
-        self.inner.for_each_coin_in(prefixes, f)
-    }
-}
-
 #[test]
 fn what_the_store_keeps_resident_comes_out_of_the_cache_budget() {
     // The same coins added to two caches of 4 MiB, one over a store that keeps part of that
@@ -737,7 +711,8 @@ fn what_the_store_keeps_resident_comes_out_of_the_cache_budget() {
     // earlier (both ask together where one growth of the table passes both halves). A store
     // that keeps more than the budget leaves the cache nothing.
     const BUDGET: usize = 4 << 20;
-    let store = |resident| Resident { inner: MemStore::new(), resident };
+    // No commit is made: the gates stay shut.
+    let store = |resident| Gated { resident, ..Gated::default() };
     let mut earlier = 0;
     for eighths in 1..8 {
         let resident = BUDGET / 8 * eighths;
@@ -772,35 +747,6 @@ impl Gated {
     fn inner_cache(&self) -> CoinsCache<MemStore> {
         CoinsCache::new(self.inner.clone(), 1 << 20)
     }
-}
-
-#[test]
-fn the_cache_asks_for_a_flush_before_its_table_grows_past_half_the_budget() {
-    // Coins added one at a time until the cache asks to be flushed, for budgets from 256 KiB
-    // to 16 MiB: every growth of the table on the way held the old table beside the new one,
-    // and that must have fitted in half the budget with everything else the cache held.
-    let mut grown = 0;
-    for budget in (16..=1024).map(|k: usize| k << 14) {
-        let mut c = CoinsCache::new(MemStore::new(), budget);
-        let mut i = 0u32;
-        while !c.over_half_budget() {
-            let (cost, table) = (c.flush_cost(), c.table_bytes());
-            c.add(OutPoint { txid: spread_txid(i), vout: 0 }, coin(i64::from(i)), false);
-            if c.table_bytes() > table {
-                grown += 1;
-                let held = cost + c.table_bytes();
-                assert!(
-                    held <= budget / 2,
-                    "budget {budget}, coin {i}: growth to {} held {held}",
-                    c.table_bytes()
-                );
-            }
-            i += 1;
-        }
-        // Not long before it had to: the cache uses a good part of its half.
-        assert!(c.flush_cost() > budget / 6, "budget {budget}: asked at {}", c.flush_cost());
-    }
-    assert!(grown > 1000, "{grown} growths seen");
 }
 
 #[test]
