@@ -455,7 +455,7 @@ impl Transaction {
 
     /// BIP141 weight: base size × 3 + total size.
     pub fn weight(&self) -> usize {
-        self.base_size() * (WITNESS_SCALE_FACTOR - 1) + self.total_size()
+        weight_from_sizes(self.base_size(), self.total_size())
     }
 }
 
@@ -579,8 +579,13 @@ impl Block {
     /// BIP141 block weight: base size × 3 + total size (at most [`MAX_BLOCK_WEIGHT`] in a
     /// valid block).
     pub fn weight(&self) -> usize {
-        self.base_size() * (WITNESS_SCALE_FACTOR - 1) + self.total_size()
+        weight_from_sizes(self.base_size(), self.total_size())
     }
+}
+
+/// BIP141 weight from the serialized size without witness data (`base`) and with it (`total`).
+pub const fn weight_from_sizes(base: usize, total: usize) -> usize {
+    base * (WITNESS_SCALE_FACTOR - 1) + total
 }
 
 /// `MAX_MONEY`: 21 million BTC in satoshis.

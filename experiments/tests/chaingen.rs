@@ -81,11 +81,8 @@ fn small_profile_is_valid_with_every_kind_and_the_stress_shapes() {
     }
     assert!(m.stress.iter().any(|s| s.shape == "fan-out" && s.size == 3_000));
     assert!(m.stress.iter().any(|s| s.shape.ends_with("consolidation") && s.size >= 1_000));
-    let weights: Vec<usize> = c
-        .blocks
-        .iter()
-        .map(|b| fullverify::validation::block_weight(&fullverify::encode::Block::from_bytes(b).unwrap()))
-        .collect();
+    let weights: Vec<usize> =
+        c.blocks.iter().map(|b| fullverify::encode::Block::from_bytes(b).unwrap().weight()).collect();
     assert!(weights.iter().all(|&w| w <= 4_000_000));
     let max = weights.iter().copied().max().unwrap_or(0);
     assert!(max > 3_500_000, "no block near the weight limit (largest {max} WU)");

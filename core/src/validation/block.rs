@@ -8,7 +8,7 @@ use super::signet::check_signet_solution;
 use super::witness::{check_witness_commitment, witness_root};
 use crate::backend::Backend;
 use crate::chain::ChainParams;
-use crate::encode::{Block, Transaction, MAX_BLOCK_WEIGHT};
+use crate::encode::{weight_from_sizes, Block, Transaction, MAX_BLOCK_WEIGHT};
 use crate::hash::merkle_root_with;
 use crate::script::sigops::tx_legacy_sigop_count;
 
@@ -105,14 +105,9 @@ pub fn check_block_with_txids(
     // Both are context-free work that the contextual checks only compare, computed here so a
     // replay does it with the read-ahead, beside the scripts of the block before. The weight is
     // `Block::weight` with the base size of the length check above.
-    let weight = base_size * (WITNESS_SCALE_FACTOR as usize - 1) + block.total_size();
+    let weight = weight_from_sizes(base_size, block.total_size());
     let witness_root = witness_root(block);
     Ok(CheckedBlock { hash, txids, weight, witness_root })
-}
-
-/// BIP141 block weight ([`Block::weight`]).
-pub fn block_weight(block: &Block) -> usize {
-    block.weight()
 }
 
 /// `IsFinalTx`.
