@@ -70,10 +70,11 @@ pub struct ChainstateOptions {
     pub network: Network,
     /// Script-check worker threads (≥ 1).
     pub threads: usize,
-    /// Memory budget in bytes (Core's `-dbcache`): an eighth for the on-disk store's block
-    /// cache, the rest shared by the coins cache and a flush being written in the background
-    /// (table, scripts, and the batch and memtable the flush builds): the cache is flushed
-    /// when it would take more than half of it.
+    /// Memory budget in bytes (Core's `-dbcache`): what the on-disk store keeps resident (its
+    /// block cache, an eighth of the budget up to 8 MiB, at its decoded size, and its
+    /// filters) comes off it; the rest is shared by the coins cache and a flush being written
+    /// in the background (table, scripts, and the batch and memtable the flush builds): the
+    /// cache is flushed when it would take more than half of it.
     pub dbcache_bytes: usize,
     /// Signature backend for script checks.
     pub backend: Backend,
@@ -377,19 +378,17 @@ impl Prefetch<'_> {
     }
 }
 
-/// The share of `--dbcache` the on-disk store's block cache takes (an eighth, 1 MiB at least);
-/// the coins cache, with the flush it writes in the background, takes the rest.
+/// The capacity of the on-disk store's block cache: an eighth of `--dbcache`, from 1 MiB up to
+/// 8 MiB, the most Core gives its coins database. Lookups spread over the whole set rarely hit
+/// a block twice, and a larger cache measured slower: 56 MiB against 8 MiB at `--dbcache 450`
+/// on 20 million coins, 73.6 s against 65.5 s with 40 MiB more at the peak.
 fn store_cache_bytes(dbcache_bytes: usize) -> usize {
-    (dbcache_bytes / 8).max(1 << 20)
+    (dbcache_bytes / 8).clamp(1 << 20, 8 << 20)
 }
 
 impl Chainstate {
-    /// A chain state over `store`, whose own caches take `store_cache_bytes` of the budget.
-    fn with_store(
-        store: Box<dyn Store>,
-        opts: ChainstateOptions,
-        store_cache_bytes: usize,
-    ) -> Result<Chainstate, ChainError> {
+    /// A chain state over `store`; what the store keeps resident comes out of the budget.
+    fn with_store(store: Box<dyn Store>, opts: ChainstateOptions) -> Result<Chainstate, ChainError> {
         let meta = store.meta()?;
         let headers: Vec<HeaderEntry> = store.headers()?.iter().map(header_from_record).collect();
         let (muhash, utxo_count, total_amount) = match &meta {
@@ -417,7 +416,7 @@ impl Chainstate {
         let policy = opts.muhash;
         let mut cs = Chainstate {
             params,
-            cache: CoinsCache::new(store, opts.dbcache_bytes.saturating_sub(store_cache_bytes)),
+            cache: CoinsCache::new(store, opts.dbcache_bytes),
             flushed_headers: headers.len(),
             headers,
             muhash: None,
@@ -465,7 +464,7 @@ impl Chainstate {
         let store_cache = store_cache_bytes(opts.dbcache_bytes);
         let store = crate::utxo::DiskStore::open_niced(datadir, store_cache as u64, opts.background_nice)?;
         let nice = opts.background_nice;
-        let mut cs = Chainstate::with_store(Box::new(store), opts, store_cache)?;
+        let mut cs = Chainstate::with_store(Box::new(store), opts)?;
         cs.cache.set_writer_nice(nice);
         Ok(cs)
     }
@@ -478,7 +477,7 @@ impl Chainstate {
 
     /// A chain state over an in-memory store, before genesis.
     pub fn open_in_memory(opts: ChainstateOptions) -> Chainstate {
-        Chainstate::with_store(Box::new(MemStore::new()), opts, 0).expect("an empty store is consistent")
+        Chainstate::with_store(Box::new(MemStore::new()), opts).expect("an empty store is consistent")
     }
 
     /// Sets the adjusted clock (seconds since the epoch) for the `time-too-new` rule.

@@ -163,3 +163,43 @@ fn a_flush_into_the_disk_store_stays_within_its_flush_cost() {
     drop(c);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The on-disk store's block cache, filled by lookups spread over every coin, holds no more heap
+/// than the store counts for it ([`fullverify::utxo::DiskStore::block_cache_heap`], part of what
+/// it keeps resident), and more than its capacity: fjall weighs a block by its uncompressed
+/// length but keeps it decoded, so the capacity alone undercounts it about twofold.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn the_disk_stores_block_cache_holds_no_more_than_it_counts() {
+    use fullverify::utxo::Store;
+    const COINS: u32 = 400_000;
+    for capacity in [1u64 << 20, 8 << 20] {
+        let dir =
+            std::env::temp_dir().join(format!("fullverify-block-cache-{}-{capacity}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = fullverify::utxo::DiskStore::open_with(&dir, capacity).unwrap();
+        let mut c = CoinsCache::new(store, 1 << 30);
+        // In several commits, each written out of the memtables into tables.
+        for part in 0..4 {
+            let meta =
+                ChainMeta { height: part + 1, hash: [1; 32], muhash: None, utxo_count: 0, total_amount: 0 };
+            for i in part * COINS / 4..(part + 1) * COINS / 4 {
+                c.add(op(i), coin(i), false);
+            }
+            c.flush(meta, vec![]).unwrap();
+        }
+        let store = c.store();
+        let counted = store.block_cache_heap();
+        assert!(store.resident_bytes() >= counted + store.filter_mem_usage());
+        let base = live();
+        for k in 0..COINS {
+            let i = k.wrapping_mul(7_919) % COINS;
+            assert_eq!(store.get(&op(i)).unwrap(), Some(coin(i)), "coin {i}");
+        }
+        let held = (live() - base) as usize;
+        assert!(held <= counted, "a block cache of {capacity} bytes held {held}, counted {counted}");
+        assert!(held > capacity as usize, "a block cache of {capacity} bytes held only {held}");
+        drop(c);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -102,9 +102,9 @@ pub trait Store: Send + Sync {
     fn meta(&self) -> Result<Option<ChainMeta>, StoreError>;
     /// Every header record, in height order (heights `0..n`).
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError>;
-    /// Memory the store keeps resident besides its block cache and what a commit in flight
-    /// holds (its filters), in bytes: the owner of the memory budget leaves it out of what the
-    /// coin cache may use. 0 for a store that keeps nothing of the kind.
+    /// Memory the store keeps resident besides what a commit in flight holds (its block cache
+    /// and filters), in bytes: the owner of the memory budget leaves it out of what the coin
+    /// cache may use. 0 for a store that keeps nothing of the kind.
     fn resident_bytes(&self) -> usize {
         0
     }

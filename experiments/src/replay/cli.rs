@@ -102,9 +102,10 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
-    /// Memory budget of the chain state in MiB (Core's -dbcache): an eighth for the store's
-    /// block cache, the rest for the coins cache and the flush it writes in the background; the
-    /// cache is flushed to the datadir at half of that.
+    /// Memory budget of the chain state in MiB (Core's -dbcache): what the store keeps in
+    /// memory (a block cache of an eighth, at most 8 MiB, and its filters) comes off it, the
+    /// rest is for the coins cache and the flush it writes in the background; the cache is
+    /// flushed to the datadir at half of that.
     #[arg(long, value_name = "MB", default_value_t = 450, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub dbcache: u64,
 
