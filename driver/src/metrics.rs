@@ -133,19 +133,28 @@ pub struct Band {
     pub inputs_per_s: f64,
 }
 
-/// Splits the run into at most 20 bands of equal block count; bands longer than 10,000
+/// Splits the run into at most 20 bands of equal height ranges: a block at height `h` of a run
+/// over heights `lo..=hi` falls in band `(h - lo) * 20 / (hi - lo + 1)`, so that every tenth of
+/// the run (the race's bands) is exactly two of them. Genesis, which spends nothing, rides with
+/// the first band: a run from it is split over heights `1..=tip`. Bands longer than 10,000
 /// blocks are rounded up to a multiple of 10,000.
 pub fn bands(records: &[BlockRecord]) -> Vec<Band> {
-    if records.is_empty() {
+    let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Vec::new();
-    }
-    let n = records.len();
-    let mut size = n.div_ceil(20);
-    if size > 10_000 {
-        size = size.div_ceil(10_000) * 10_000;
-    }
+    };
+    let lo = u64::from(first.height.max(1));
+    let span = (u64::from(last.height) + 1).saturating_sub(lo).max(1);
+    let size = span.div_ceil(20);
+    let band_of = |r: &BlockRecord| {
+        let off = u64::from(r.height).saturating_sub(lo);
+        if size > 10_000 {
+            off / (size.div_ceil(10_000) * 10_000)
+        } else {
+            off * 20 / span
+        }
+    };
     records
-        .chunks(size)
+        .chunk_by(|a, b| band_of(a) == band_of(b))
         .map(|c| {
             let seconds: f64 = c.iter().map(|r| r.seconds).sum();
             let inputs: u64 = c.iter().map(|r| u64::from(r.inputs)).sum();
@@ -181,6 +190,29 @@ mod tests {
             assert_eq!(b[0].blocks_per_s, 2.0);
             assert_eq!(b[0].inputs_per_s, 4.0);
         }
+    }
+
+    /// A run from genesis to `tip` is split on the tenths of heights `1..=tip` that the race's
+    /// bands use (`scripts/core-race`: band `(h - 1) * 10 / tip`): no band straddles two of them,
+    /// and every tenth holds two bands; a resumed run is split over its own heights.
+    #[test]
+    fn bands_fall_on_the_tenths_of_the_chain() {
+        for tip in [20u32, 439, 9_999, 10_000, 10_007, 199_999] {
+            let recs: Vec<BlockRecord> =
+                (0..=tip).map(|h| BlockRecord { height: h, txs: 1, inputs: 1, seconds: 1.0 }).collect();
+            let b = bands(&recs);
+            assert_eq!(b.len(), 20, "tip {tip}");
+            let tenth = |h: u32| (u64::from(h.max(1)) - 1) * 10 / u64::from(tip);
+            for (k, band) in b.iter().enumerate() {
+                assert_eq!(tenth(band.from_height), tenth(band.to_height), "tip {tip}: band {band:?}");
+                assert_eq!(tenth(band.to_height), k as u64 / 2, "tip {tip}: band {k}");
+            }
+        }
+        let resumed: Vec<BlockRecord> =
+            (1_000..1_100).map(|h| BlockRecord { height: h, txs: 1, inputs: 1, seconds: 1.0 }).collect();
+        let b = bands(&resumed);
+        assert_eq!(b.len(), 20);
+        assert!(b.iter().all(|x| x.blocks == 5), "{b:?}");
     }
 
     #[test]
