@@ -166,8 +166,8 @@ impl DiskStore {
         u64::from(self.coins.tree.active_memtable_size())
     }
 
-    /// The heap the block cache may hold once full: its capacity is counted in uncompressed
-    /// block bytes, its memory in decoded blocks ([`BLOCK_CACHE_HEAP_PER_BYTE`]).
+    /// The heap the block cache may hold once full: twice its capacity plus 2 MiB, because
+    /// fjall counts the capacity in uncompressed block bytes and holds the blocks decoded.
     pub fn block_cache_heap(&self) -> usize {
         (self.keyspace.cache_capacity() * BLOCK_CACHE_HEAP_PER_BYTE + BLOCK_CACHE_HEAP_FIXED) as usize
     }
