@@ -461,7 +461,7 @@ impl<S: Store> Drop for CoinsCache<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::utxo::tests::spread_txid;
+    use crate::utxo::tests::{coin, spread_txid};
     use crate::utxo::MemStore;
 
     impl<S: Store> CoinsCache<S> {
@@ -476,18 +476,13 @@ mod tests {
         // Coins added one at a time until the cache asks to be flushed, for budgets from 256 KiB
         // to 16 MiB: every growth of the table on the way held the old table beside the new one,
         // and that must have fitted in half the budget with everything else the cache held.
-        let coin = Coin {
-            out: crate::encode::TxOut { value: 1, script_pubkey: vec![0x51] },
-            height: 1,
-            coinbase: false,
-        };
         let mut grown = 0;
         for budget in (16..=1024).map(|k: usize| k << 14) {
             let mut c = CoinsCache::new(MemStore::new(), budget);
             let mut i = 0u32;
             while !c.over_half_budget() {
                 let (cost, table) = (c.flush_cost(), c.table_bytes());
-                c.add(OutPoint { txid: spread_txid(i), vout: 0 }, coin.clone(), false);
+                c.add(OutPoint { txid: spread_txid(i), vout: 0 }, coin(i64::from(i)), false);
                 if c.table_bytes() > table {
                     grown += 1;
                     let held = cost + c.table_bytes();

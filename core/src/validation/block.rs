@@ -8,14 +8,14 @@ use super::signet::check_signet_solution;
 use super::witness::{check_witness_commitment, witness_root};
 use crate::backend::Backend;
 use crate::chain::ChainParams;
+/// `WITNESS_SCALE_FACTOR` (BIP141), the one the encoder's weight uses.
+pub use crate::encode::WITNESS_SCALE_FACTOR;
 use crate::encode::{weight_from_sizes, Block, Transaction, MAX_BLOCK_WEIGHT};
 use crate::hash::merkle_root_with;
 use crate::script::sigops::tx_legacy_sigop_count;
 
 /// `MAX_BLOCK_SIGOPS_COST`.
 pub const MAX_BLOCK_SIGOPS_COST: u64 = 80_000;
-/// `WITNESS_SCALE_FACTOR`.
-pub const WITNESS_SCALE_FACTOR: u64 = 4;
 /// `LOCKTIME_THRESHOLD`: lock times below are heights, above are times.
 pub const LOCKTIME_THRESHOLD: u32 = 500_000_000;
 
@@ -98,7 +98,7 @@ pub fn check_block_with_txids(
     }
     for (i, tx) in block.txdata.iter().enumerate() {
         sigops += tx_legacy_sigop_count(tx) as u64;
-        if sigops * WITNESS_SCALE_FACTOR > MAX_BLOCK_SIGOPS_COST {
+        if sigops * WITNESS_SCALE_FACTOR as u64 > MAX_BLOCK_SIGOPS_COST {
             return Err(at("bad-blk-sigops", i));
         }
     }
