@@ -196,6 +196,7 @@ impl DiskStore {
 /// is rewritten a quarter as often (and level 1 holds four times as much), at the cost of more
 /// tables for a point read to look at, each behind a bloom filter.
 fn coins_options(l0_tables: u8, table_bytes: u32) -> fjall::PartitionCreateOptions {
+    assert!(l0_tables <= FJALL_L0_HALT, "{l0_tables} level-0 tables would pass fjall's write halt");
     let levels =
         fjall::compaction::Leveled { l0_threshold: l0_tables, target_size: table_bytes, level_ratio: 10 };
     fjall::PartitionCreateOptions::default().compaction_strategy(fjall::compaction::Strategy::Leveled(levels))
@@ -203,6 +204,11 @@ fn coins_options(l0_tables: u8, table_bytes: u32) -> fjall::PartitionCreateOptio
 
 /// Memtable flushes' tables the coins partition holds before merging them into level 1.
 const L0_TABLES: u8 = 16;
+/// The level-0 table count at which fjall 2 halts every write until a merge has taken tables
+/// out of level 0 (it slows them from 20). A merge threshold above it is never reached: the
+/// commit waits for a merge that never starts (a replay with 48 stopped making progress).
+const FJALL_L0_HALT: u8 = 32;
+const _: () = assert!(L0_TABLES <= FJALL_L0_HALT, "level 0 would fill past fjall's write halt");
 /// The coins' memtable bytes past which a commit writes them to a table and waits for it
 /// (see [`DiskStore::write_out_coins`]).
 pub(super) const WRITE_OUT_BYTES: u32 = 4 << 20;
