@@ -196,7 +196,6 @@ impl DiskStore {
 /// is rewritten a quarter as often (and level 1 holds four times as much), at the cost of more
 /// tables for a point read to look at, each behind a bloom filter.
 fn coins_options(l0_tables: u8, table_bytes: u32) -> fjall::PartitionCreateOptions {
-    assert!(l0_tables <= FJALL_L0_HALT, "{l0_tables} level-0 tables would pass fjall's write halt");
     let levels =
         fjall::compaction::Leveled { l0_threshold: l0_tables, target_size: table_bytes, level_ratio: 10 };
     fjall::PartitionCreateOptions::default().compaction_strategy(fjall::compaction::Strategy::Leveled(levels))
