@@ -10,7 +10,8 @@
 //!   (XOR-de-obfuscated with the 8-byte key of `xor.dat` when present: byte `i` of a file is
 //!   XORed with `key[i % 8]`), the headers are linked by their previous-block hashes from the
 //!   genesis block, and the chain with the most work is replayed, so files whose blocks are
-//!   out of order (as Core writes them) are read correctly.
+//!   out of order (as Core writes them) are read correctly. A directory whose files start at
+//!   the genesis block's child (a chaingen corpus) gets the network's genesis block in front.
 //!
 //! Record sizes follow what Core reads: a record of 80 bytes (a header) up to `MAX_SIZE`
 //! ([`MAX_RECORD_BYTES`], 32 MiB, above which Core's `ReadRawBlock` refuses a record) is read as
@@ -30,6 +31,7 @@
 
 mod order;
 
+use fullverify::chain::ChainParams;
 use fullverify::hash::sha256d;
 use std::collections::HashMap;
 use std::fmt;
@@ -669,13 +671,18 @@ pub struct CoreChain {
     /// that are not readable blocks, second copies of blocks, blocks that do not descend from
     /// the genesis block, blocks off the most-work chain.
     pub notes: Vec<String>,
+    /// The network's genesis block, when no file holds it but a stored block is its child (a
+    /// chaingen corpus, whose files start at height 1): block 0 is read from here.
+    pub genesis: Option<Vec<u8>>,
 }
 
 impl CoreChain {
-    /// Indexes the blocks directory `dir` for the network with `magic` and `genesis`: the
-    /// headers of every blk file, then the most-work chain from genesis (the first header to
-    /// reach the most work wins).
-    pub fn open(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<CoreChain, SourceError> {
+    /// Indexes the blocks directory `dir` for the network of `params`: the headers of every
+    /// blk file, then the most-work chain from genesis (the first header to reach the most work
+    /// wins). Without the genesis block in the files, a chain starting at its child is read with
+    /// the network's genesis block in front ([`CoreChain::genesis`]).
+    pub fn open(dir: &Path, params: &ChainParams) -> Result<CoreChain, SourceError> {
+        let (magic, genesis) = (params.magic, params.genesis_hash);
         let dir_name = display_name(dir);
         let key = read_xor_key(dir, &dir_name)?;
         let files = blk_files(dir)?;
@@ -712,14 +719,24 @@ impl CoreChain {
                 children.entry(prev).or_default().push(hash);
             }
         }
-        if !index.contains_key(&genesis) {
-            return Err(SourceError::Corrupt {
-                at: Origin { file: dir_name, offset: 0, decompressed: false },
-                what: format!(
-                    "the genesis block {} of this network is not in the directory",
-                    display_hash(&genesis)
-                ),
-            });
+        let mut implied = None;
+        if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(genesis) {
+            if !children.contains_key(&genesis) {
+                return Err(SourceError::Corrupt {
+                    at: Origin { file: dir_name, offset: 0, decompressed: false },
+                    what: format!(
+                        "the genesis block {} of this network is not in the directory, nor is a block \
+                         that follows it",
+                        display_hash(&genesis)
+                    ),
+                });
+            }
+            let raw = crate::replay::block_bytes(&params.genesis_block());
+            let header: [u8; 80] = raw[..80].try_into().expect("80-byte header");
+            let work = header_work(u32::from_le_bytes(header[72..76].try_into().expect("4 bytes")));
+            let len = raw.len() as u32;
+            slot.insert(Located { prev: [0; 32], work, file: 0, offset: 0, len, header });
+            implied = Some(raw);
         }
         // Cumulative work from genesis, breadth first; the first header to reach the maximum wins.
         let mut best = (index[&genesis].work, genesis);
@@ -788,12 +805,34 @@ impl CoreChain {
             })
             .collect();
         let fork_parents = children.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p).collect();
-        Ok(CoreChain { dir_name, key, files, names, blocks, fork_parents, notes })
+        Ok(CoreChain { dir_name, key, files, names, blocks, fork_parents, notes, genesis: implied })
     }
 
     /// Where block `b` was found, for messages.
     pub fn origin(&self, b: &LocatedBlock) -> Origin {
+        if self.is_implied(b) {
+            let file = format!("{} (the network's genesis block, not in the directory)", self.dir_name);
+            return Origin { file, offset: 0, decompressed: false };
+        }
         Origin { file: self.names[b.file].clone(), offset: b.offset - 8, decompressed: false }
+    }
+
+    /// Whether `b` is the genesis block put in front of a directory that does not hold it.
+    fn is_implied(&self, b: &LocatedBlock) -> bool {
+        self.genesis.is_some() && b.hash == self.blocks[0].hash
+    }
+
+    /// The block at `height`, read through `open` (the blk file opened last, kept open for
+    /// the next read and replaced when the block is in another one).
+    pub fn read_at(&self, open: &mut Option<(usize, File)>, height: u32) -> Result<Vec<u8>, SourceError> {
+        let b = &self.blocks[height as usize];
+        if let Some(g) = self.genesis.as_ref().filter(|_| height == 0) {
+            return Ok(g.clone());
+        }
+        if open.as_ref().is_none_or(|(i, _)| *i != b.file) {
+            *open = Some((b.file, self.open_file(b.file)?));
+        }
+        self.read_block(&mut open.as_mut().expect("opened").1, b)
     }
 
     /// Reads and de-obfuscates block `b` through `file` (an open handle of its blk file).
@@ -882,8 +921,8 @@ fn dir_of(p: &Path) -> &Path {
 
 /// A Bitcoin Core blocks directory: the most-work chain from `genesis` found in its files
 /// ([`CoreChain::open`]), block after block.
-pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Source, SourceError> {
-    let chain = CoreChain::open(dir, magic, genesis)?;
+pub fn core_blocks(dir: &Path, params: &ChainParams) -> Result<Source, SourceError> {
+    let chain = CoreChain::open(dir, params)?;
     let total = Some(chain.blocks.len() as u64);
     let name = chain.dir_name.clone();
     let notes = Notes::default();
@@ -891,18 +930,11 @@ pub fn core_blocks(dir: &Path, magic: [u8; 4], genesis: [u8; 32]) -> Result<Sour
         notes.push(n.clone());
     }
     let mut open: Option<(usize, File)> = None;
-    let mut next = 0usize;
+    let mut next = 0u32;
     let blocks = std::iter::from_fn(move || {
-        let b = chain.blocks.get(next)?.clone();
+        let b = chain.blocks.get(next as usize)?;
+        let read = chain.read_at(&mut open, next).map(|bytes| RawBlock { bytes, origin: chain.origin(b) });
         next += 1;
-        let read = (|| {
-            if open.as_ref().is_none_or(|(i, _)| *i != b.file) {
-                open = Some((b.file, chain.open_file(b.file)?));
-            }
-            let f = &mut open.as_mut().expect("opened").1;
-            let bytes = chain.read_block(f, &b)?;
-            Ok(RawBlock { bytes, origin: chain.origin(&b) })
-        })();
         Some(read)
     });
     Ok(Source { kind: "core-blocks", name, total, notes, blocks: Box::new(blocks) })

@@ -108,9 +108,9 @@ fn utxo_heavy_is_the_same_for_any_thread_count_and_named_by_its_size() {
     assert_eq!(a.manifest, b.manifest);
     assert!(a.blocks == b.blocks, "the blocks differ between one and two threads");
     // The size is part of the name unless it is the default.
-    assert_eq!(heavy_spec().id(), format!("utxo-heavy-200000utxos-{DEFAULT_SEED}-v1"));
+    assert_eq!(heavy_spec().id(), format!("utxo-heavy-200000utxos-{DEFAULT_SEED}-v2"));
     let default = Spec::new(Profile::UtxoHeavy, DEFAULT_SEED);
-    assert_eq!(default.id(), format!("utxo-heavy-{DEFAULT_SEED}-v1"));
+    assert_eq!(default.id(), format!("utxo-heavy-{DEFAULT_SEED}-v2"));
     assert_eq!(default.with_utxos(20_000_000).unwrap().id(), default.id());
     assert_ne!(default.with_utxos(300_000).unwrap().id(), heavy_spec().id());
     assert!(Spec::new(Profile::Small, 1).with_utxos(HEAVY_UTXOS).is_err());

@@ -137,7 +137,7 @@ fn hinted(hints: &Path) -> BTreeSet<(u32, u32)> {
 /// The spent coins of every block of a blocks directory from its rev files (none for genesis).
 fn rev_coins(dir: &Path, network: Network) -> Vec<Vec<Coin>> {
     let p = network.params();
-    let chain = CoreChain::open(dir, p.magic, p.genesis_hash).unwrap();
+    let chain = CoreChain::open(dir, p).unwrap();
     let key = XorKey::read(dir).unwrap();
     let revs: Vec<RevFile> = (0..chain.files.len())
         .map(|i| RevFile::open(&dir.join(format!("rev{i:05}.dat")), p.magic, &key).unwrap())
@@ -231,6 +231,54 @@ fn written_blocks_replay_to_the_same_state_and_their_undo_is_the_spent_coins() {
     let blocks = blocks_of(SourceKind::Corpus, &small_corpus(), Network::Regtest);
     let (spent, _) = recount(&blocks, Network::Regtest);
     assert_eq!(rev_coins(&dir, Network::Regtest), spent);
+}
+
+/// The `CBlockUndo` bytes and checksum of every record of the rev files of `dir`, in file order.
+fn rev_records(dir: &Path) -> Vec<(Vec<u8>, [u8; 32])> {
+    let (magic, key) = (Network::Regtest.params().magic, XorKey::read(dir).unwrap());
+    let files = (0..).map(|i| dir.join(format!("rev{i:05}.dat"))).take_while(|f| f.exists());
+    files
+        .flat_map(|f| RevFile::open(&f, magic, &key).unwrap().records)
+        .map(|r| (r.undo, r.checksum))
+        .collect()
+}
+
+/// chaingen writes each block's undo record beside it, the same records as the replay writes
+/// for the same blocks; SwiftSync (and the `replay` binary, against the manifest) reads the
+/// corpus directly, the network's genesis block in front; a corpus without its rev file is
+/// refused before any block.
+#[test]
+fn the_corpus_carries_the_replays_undo_records_and_swiftsync_reads_it_directly() {
+    let (out, state) = small_written();
+    let (corpus, hints) = (small_corpus(), out.join("hints"));
+    let ours = rev_records(&corpus);
+    assert_eq!(ours.len(), 200);
+    assert!(ours == rev_records(&out.join("blocks")), "chaingen's undo records differ from the replay's");
+    assert_eq!(rev_coins(&corpus, Network::Regtest), rev_coins(&out.join("blocks"), Network::Regtest));
+    for (threads, order, per) in [(1, RangeOrder::Ascending, None), (3, RangeOrder::Shuffled(5), Some(13))] {
+        let o = swift(&corpus, &hints, Network::Regtest, threads, order, per);
+        assert!(o.failure.is_none(), "{threads} workers: {:?}", o.failure);
+        same_state(o.summary.as_ref().unwrap(), state);
+        assert_eq!((o.source_kind, o.inputs()), ("corpus", 24_659));
+        assert_eq!(o.ranges.iter().map(|r| r.blocks).sum::<u64>(), 201);
+    }
+    let (c, h) = (corpus.to_str().unwrap(), hints.to_str().unwrap());
+    let (code, err, p) =
+        run_bin(&["--mode", "swiftsync", "--source", "corpus", c, "--hints", h, "--threads", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("final state equals the manifest"), "{err}");
+    assert_eq!((&p["source"]["kind"], &p["params"]["source_kind"]), (&"corpus".into(), &"corpus".into()));
+    assert_eq!(p["corpus"]["state_matches_manifest"], true);
+    assert_eq!(p["state"]["muhash"].as_str(), state.muhash.as_deref());
+    assert_swiftsync_schema(&p);
+    // The blocks without their undo data (a corpus of format 1).
+    let sc = scratch("corpus-without-undo");
+    for f in ["blk00000.dat", "manifest.json"] {
+        std::fs::copy(corpus.join(f), sc.path(f)).unwrap();
+    }
+    let err =
+        run_swiftsync(sc.dir(), &hints, &SwiftSettings::new(Network::Regtest)).err().unwrap().to_string();
+    assert!(err.contains("rev00000.dat: not found"), "{err}");
 }
 
 #[test]
@@ -436,7 +484,7 @@ fn copy_blocks(dst: &Path) {
 /// serves undo data can).
 fn rewrite_undo(dir: &Path, change: impl FnOnce(&mut [Option<BlockUndo>], &[Block])) {
     let p = Network::Regtest.params();
-    let chain = CoreChain::open(dir, p.magic, p.genesis_hash).unwrap();
+    let chain = CoreChain::open(dir, p).unwrap();
     let key = XorKey::read(dir).unwrap();
     let rev = RevFile::open(&dir.join("rev00000.dat"), p.magic, &key).unwrap();
     let mut f = chain.open_file(0).unwrap();
@@ -581,7 +629,7 @@ fn corrupt_undo_bytes_and_flipped_hints_are_caught() {
 fn with_mutated_tip(dir: &Path, change: impl FnOnce(&mut Block)) {
     copy_blocks(dir);
     let p = Network::Regtest.params();
-    let chain = CoreChain::open(dir, p.magic, p.genesis_hash).unwrap();
+    let chain = CoreChain::open(dir, p).unwrap();
     let loc = chain.blocks.last().unwrap().clone();
     let mut f = chain.open_file(loc.file).unwrap();
     let mut block = Block::from_bytes(&chain.read_block(&mut f, &loc).unwrap()).unwrap();
@@ -720,6 +768,20 @@ fn run_bin(args: &[&str]) -> (i32, String, serde_json::Value) {
     (o.status.code().unwrap_or(-1), stderr, p)
 }
 
+/// `p` is valid against `results/schema/swiftsync.schema.json`.
+fn assert_swiftsync_schema(p: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/schema/swiftsync.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(p).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 #[test]
 fn replay_binary_mode_swiftsync_and_fallback() {
     let (out, state) = small_written();
@@ -735,16 +797,7 @@ fn replay_binary_mode_swiftsync_and_fallback() {
     assert_eq!(p["state"]["utxo_count"], state.utxo_count);
     assert_eq!(p["aggregate"]["balanced"], true);
     assert!(p["ranges"].as_array().unwrap().len() > 2);
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/schema/swiftsync.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v.iter_errors(&p).map(|e| format!("{e} at {}", e.instance_path())).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_swiftsync_schema(&p);
     // Hints of another chain state: the mismatch, exit code 1; with the fallback, the
     // sequential replay runs and succeeds.
     let sc = scratch("binhints");

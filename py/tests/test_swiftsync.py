@@ -166,6 +166,20 @@ def test_dask_two_worker_processes_equal_sequential_by_path_and_by_bytes(
         assert json.loads(Path(p["path"]).read_text())["state"] == p["state"]
 
 
+def test_the_corpus_directory_itself_in_process_and_through_dask(
+    written: Tuple[Path, Path, Dict[str, Any]], client: Any, tmp_path: Path
+) -> None:
+    """chaingen writes each block's undo data beside it: the corpus is read as it is, the
+    network's genesis block in front, here and by the workers (through the plan's bytes)."""
+    blocks, hints, state = written
+    corpus = blocks.parent / "small"
+    for c, transfer in ((None, "bytes"), (client, "path")):
+        p = swiftsync.run(corpus, hints, "regtest", c, transfer=transfer, order=3, results_dir=tmp_path)
+        same_state(p, state)
+        assert (p["source"]["kind"], p["params"]["source_kind"]) == ("corpus", "corpus")
+        assert p["metrics"]["blocks"] == state["height"] + 1
+
+
 def test_dask_worker_killed_mid_run_is_retried_to_the_same_state(
     written: Tuple[Path, Path, Dict[str, Any]], client: Any
 ) -> None:

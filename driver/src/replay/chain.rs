@@ -186,9 +186,7 @@ pub fn open_source(kind: SourceKind, path: &Path, network: Network) -> Result<So
         SourceKind::Framed => source::framed(path, params.magic),
         SourceKind::Hex => source::hex_lines(path),
         SourceKind::Corpus => source::corpus(path, params.magic),
-        SourceKind::CoreBlocks | SourceKind::Block => {
-            source::core_blocks(path, params.magic, params.genesis_hash)
-        }
+        SourceKind::CoreBlocks | SourceKind::Block => source::core_blocks(path, params),
     }
 }
 

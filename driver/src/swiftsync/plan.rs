@@ -4,7 +4,8 @@
 //! as bytes, in another one ([`SwiftPlan::to_bytes`]).
 //!
 //! ```text
-//! plan    = "FVSSPLAN" ‖ u8 version (1) ‖ str network ‖ str dir name ‖ key[8]
+//! plan    = "FVSSPLAN" ‖ u8 version (2) ‖ str network ‖ str dir name ‖ key[8]
+//!           ‖ u8 genesis (1: the network's own, not in the files; 0: block 0 is in them)
 //!           ‖ CompactSize n_files ‖ str file name…
 //!           ‖ CompactSize n_blocks ‖ (CompactSize file ‖ u64 offset ‖ u32 len ‖ header[80])…
 //! str     = CompactSize length ‖ UTF-8 bytes
@@ -27,7 +28,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const MAGIC: &[u8; 8] = b"FVSSPLAN";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// The located chain and its checked headers.
 pub struct SwiftPlan {
@@ -57,8 +58,14 @@ impl SwiftPlan {
     pub fn open(blocks_dir: &Path, network: Network, now: Option<i64>) -> Result<SwiftPlan, Failure> {
         let t = Instant::now();
         let params = network.params();
-        let chain = CoreChain::open(blocks_dir, params.magic, params.genesis_hash)
-            .map_err(|e| Failure::Source(e.to_string()))?;
+        let chain = CoreChain::open(blocks_dir, params).map_err(|e| Failure::Source(e.to_string()))?;
+        let undo = UndoFiles::new(&chain, params.magic);
+        if let Some(missing) = undo.missing(&chain) {
+            return Err(Failure::Source(format!(
+                "{missing}: not found; SwiftSync reads every block's undo data from the rev file beside \
+                 its blk file (a chaingen corpus of format 1 has none: generate it again)"
+            )));
+        }
         let index_time = t.elapsed();
         let t = Instant::now();
         let now = now.unwrap_or_else(|| {
@@ -79,7 +86,7 @@ impl SwiftPlan {
             header_error,
             index_time,
             headers_time: t.elapsed(),
-            undo: OnceLock::new(),
+            undo: OnceLock::from(undo),
         })
     }
 
@@ -121,6 +128,7 @@ impl SwiftPlan {
         put_str(&mut out, self.network.name());
         put_str(&mut out, &c.dir_name);
         out.extend_from_slice(&c.key);
+        out.push(u8::from(c.genesis.is_some()));
         write_compact_size(&mut out, c.files.len() as u64);
         for f in &c.files {
             put_str(&mut out, &f.file_name().unwrap_or_default().to_string_lossy());
@@ -145,6 +153,11 @@ impl SwiftPlan {
         let network: Network = take_str(&mut r, "plan")?.parse().map_err(|e| format!("plan: {e}"))?;
         let dir_name = take_str(&mut r, "plan")?;
         let key = r.array::<8>().map_err(&e)?;
+        let implied = match r.u8().map_err(&e)? {
+            0 => false,
+            1 => true,
+            x => return Err(format!("plan: genesis flag {x}")),
+        };
         let n_files = r.compact_size().map_err(&e)? as usize;
         let mut files = Vec::with_capacity(n_files.min(1 << 16));
         let mut names = Vec::with_capacity(n_files.min(1 << 16));
@@ -196,6 +209,7 @@ impl SwiftPlan {
                 blocks,
                 fork_parents: Default::default(),
                 notes: Vec::new(),
+                genesis: implied.then(|| crate::replay::block_bytes(&params.genesis_block())),
             },
             headers: HeaderChain::trusted(entries, params),
             header_error: None,

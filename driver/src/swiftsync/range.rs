@@ -167,12 +167,7 @@ fn block(
     let read;
     let raw: &[u8] = match &s.blocks {
         Blocks::Files { chain, .. } => {
-            let loc = &chain.blocks[height as usize];
-            if open.as_ref().is_none_or(|(i, _)| *i != loc.file) {
-                *open = Some((loc.file, chain.open_file(loc.file).map_err(|e| Stop::Source(e.to_string()))?));
-            }
-            let file = &mut open.as_mut().expect("opened").1;
-            read = chain.read_block(file, loc).map_err(|e| Stop::Source(e.to_string()))?;
+            read = chain.read_at(open, height).map_err(|e| Stop::Source(e.to_string()))?;
             &read
         }
         Blocks::Bundle(b) => &b.get(height).map_err(Stop::Source)?.raw,

@@ -98,6 +98,9 @@ pub struct RangeStats {
 pub struct SwiftOutcome {
     /// The blocks directory.
     pub blocks_dir: PathBuf,
+    /// `core-blocks`, or `corpus` for a directory that starts at the genesis block's child (a
+    /// chaingen corpus; the network's genesis block is put in front).
+    pub source_kind: &'static str,
     /// The hints file.
     pub hints_path: PathBuf,
     /// The state at the tip, once the aggregate balanced; `None` otherwise.
@@ -156,7 +159,7 @@ impl SwiftOutcome {
         let params = json!({
             "mode": "swiftsync",
             "network": s.network.name(),
-            "source_kind": "core-blocks",
+            "source_kind": self.source_kind,
             "sig_mode": s.sig_mode.name(),
             "range_blocks": s.range_blocks,
             "order": match s.order { RangeOrder::Ascending => "ascending".to_string(), RangeOrder::Shuffled(seed) => format!("shuffled:{seed}") },
@@ -169,7 +172,7 @@ impl SwiftOutcome {
         p.set(
             "source",
             json!({
-                "kind": "core-blocks",
+                "kind": self.source_kind,
                 "path": display_name(&self.blocks_dir),
                 "hints": display_name(&self.hints_path),
             }),
@@ -367,6 +370,7 @@ impl SwiftOutcome {
         });
         SwiftOutcome {
             blocks_dir: plan.blocks_dir.clone().unwrap_or_else(|| PathBuf::from(&plan.chain.dir_name)),
+            source_kind: if plan.chain.genesis.is_some() { "corpus" } else { "core-blocks" },
             hints_path: hints_path.to_path_buf(),
             summary: None,
             tip,

@@ -67,6 +67,16 @@ impl UndoFiles {
         }
     }
 
+    /// The display name of the first rev file that a block of `chain` above genesis needs and
+    /// that does not exist, if one does not.
+    pub fn missing(&self, chain: &CoreChain) -> Option<&str> {
+        let mut needed = vec![false; self.paths.len()];
+        for b in chain.blocks.iter().skip(1) {
+            needed[b.file] = true;
+        }
+        (0..self.paths.len()).find(|&i| needed[i] && !self.paths[i].exists()).map(|i| self.names[i].as_str())
+    }
+
     /// Bytes of rev files read so far.
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read.load(Ordering::Relaxed)

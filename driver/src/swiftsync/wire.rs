@@ -260,11 +260,7 @@ impl Bundle {
         let mut open: Option<(usize, std::fs::File)> = None;
         for height in first..=last {
             let loc = &chain.blocks[height as usize];
-            if open.as_ref().is_none_or(|(i, _)| *i != loc.file) {
-                open = Some((loc.file, chain.open_file(loc.file).map_err(|e| e.to_string())?));
-            }
-            let file = &mut open.as_mut().expect("opened").1;
-            let raw = chain.read_block(file, loc).map_err(|e| e.to_string())?;
+            let raw = chain.read_at(&mut open, height).map_err(|e| e.to_string())?;
             let candidates = undo.candidates(chain, height)?;
             let undo = RevFile { name: Some(undo.name(loc.file).to_string()), records: candidates };
             blocks.push(BundledBlock { raw, undo });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Assembling a planned block: signing level by level (in parallel within a level), moving the
-//! coins, the coinbase and its witness commitment, proof of work, and the block's bytes.
+//! coins, the coinbase and its witness commitment, proof of work, the block's bytes and its
+//! undo data (the coins it spends, as Core's `CBlockUndo` lists them).
 
 use super::keys::par_map;
 use super::plan::{age_band, BlockPlan, Prev, State};
@@ -11,11 +12,19 @@ use fullverify::chain::Network;
 use fullverify::encode::{write_compact_size, Block, BlockHeader, OutPoint, Transaction, TxIn, TxOut};
 use fullverify::hash::{merkle_root, sha256d, witness_merkle_root};
 use fullverify::sighash::TxContext;
+use fullverify::undo::{BlockUndo, TxUndo};
+use fullverify::utxo::Coin;
 use fullverify::validation::bip34_height_push;
 
 impl State {
-    /// Signs the plan level by level (parallel within a level) and assembles the block.
-    pub(super) fn build_block(&mut self, height: u32, prev: [u8; 32], mut plan: BlockPlan) -> Vec<u8> {
+    /// Signs the plan level by level (parallel within a level) and assembles the block: its
+    /// bytes and its undo data, from the planner's own record of each spent coin.
+    pub(super) fn build_block(
+        &mut self,
+        height: u32,
+        prev: [u8; 32],
+        mut plan: BlockPlan,
+    ) -> (Vec<u8>, BlockUndo) {
         let max_level = plan.txs.iter().map(|t| t.level).max().unwrap_or(0);
         for level in 0..=max_level {
             // Fill outpoints of in-block parents (their txids are final).
@@ -64,9 +73,18 @@ impl State {
                 }
             }
         }
-        // Count and move the coins.
+        // Count and move the coins; a coin of the same block has its height and is no coinbase.
         let era = self.era(height);
+        let mut undo = BlockUndo { txs: Vec::with_capacity(plan.txs.len()) };
         for t in &mut plan.txs {
+            let coins = t.ins.iter().map(|p| {
+                let out = TxOut { value: p.coin.value, script_pubkey: p.coin.spk.clone() };
+                match p.prev {
+                    Prev::InBlock(..) => Coin { out, height, coinbase: false },
+                    Prev::Confirmed => Coin { out, height: p.coin.height, coinbase: p.coin.coinbase },
+                }
+            });
+            undo.txs.push(TxUndo { coins: coins.collect() });
             for p in &t.ins {
                 let age = match p.prev {
                     Prev::InBlock(..) => 0,
@@ -161,7 +179,7 @@ impl State {
             header.nonce += 1;
         }
         let block = Block { header, txdata: all };
-        block_bytes(&block)
+        (block_bytes(&block), undo)
     }
 }
 

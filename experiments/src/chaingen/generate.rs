@@ -12,6 +12,7 @@ use super::scripts::Gen;
 use fullverify::chain::{Network, COINBASE_MATURITY};
 use fullverify::encode::{display_hex, OutPoint, TxOut};
 use fullverify::hash::sha256d;
+use fullverify::undo::BlockUndo;
 use fullverify::utxo::{muhash_of_set, Coin};
 use fullverify::Backend;
 use sha2::Digest;
@@ -41,6 +42,8 @@ impl Observer for () {
 pub struct Corpus {
     /// Serialized blocks from height 1 to the tip.
     pub blocks: Vec<Vec<u8>>,
+    /// Their undo data (`undo[i]`: the coins `blocks[i]` spends).
+    pub undo: Vec<BlockUndo>,
     /// Its manifest (`files` empty until written).
     pub manifest: Manifest,
 }
@@ -53,23 +56,24 @@ pub fn generate(profile: Profile, seed: u64, threads: usize, observer: &mut dyn 
 
 /// Generates the corpus of `spec` in memory.
 pub fn generate_spec(spec: &Spec, threads: usize, observer: &mut dyn Observer) -> Corpus {
-    let mut blocks = Vec::new();
-    let manifest = generate_with(spec, threads, observer, &mut |b| {
+    let (mut blocks, mut undo) = (Vec::new(), Vec::new());
+    let manifest = generate_with(spec, threads, observer, &mut |b, u| {
         blocks.push(b);
+        undo.push(u);
         Ok(())
     })
     .expect("keeping blocks in memory does not fail");
-    Corpus { blocks, manifest }
+    Corpus { blocks, undo, manifest }
 }
 
-/// Generates the corpus of `spec`, handing each block to `sink` as soon as it is made (so
-/// that a corpus larger than memory can be written as it is generated), and returns its
-/// manifest (`files` empty) or the first error of `sink`.
+/// Generates the corpus of `spec`, handing each block and its undo data to `sink` as soon as
+/// it is made (so that a corpus larger than memory can be written as it is generated), and
+/// returns its manifest (`files` empty) or the first error of `sink`.
 pub fn generate_with(
     spec: &Spec,
     threads: usize,
     observer: &mut dyn Observer,
-    sink: &mut dyn FnMut(Vec<u8>) -> std::io::Result<()>,
+    sink: &mut dyn FnMut(Vec<u8>, BlockUndo) -> std::io::Result<()>,
 ) -> std::io::Result<Manifest> {
     let (profile, seed) = (spec.profile, spec.seed);
     let tip = spec.tip_height();
@@ -124,11 +128,11 @@ pub fn generate_with(
         }
         let plan = if st.heavy.is_some() { st.plan_heavy_block(height) } else { st.plan_block(height) };
         n_txs += plan.txs.len() as u64 + 1;
-        let b = st.build_block(height, prev, plan);
+        let (b, undo) = st.build_block(height, prev, plan);
         prev = sha256d(&b[..80]);
         digest.update(&b);
         block_bytes += b.len() as u64;
-        sink(b)?;
+        sink(b, undo)?;
         let inputs = st.era_inputs.iter().sum();
         observer.block(height, inputs);
         if (1..=10).any(|k| tip * k / 10 == height)

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Version of the corpus format and of the generator's choices: a change to either gives
-/// different blocks for the same seed, so it is part of the cache folder's name.
-pub const FORMAT_VERSION: u32 = 1;
+/// different blocks for the same seed (or, in 2, a rev file of undo data beside each blk
+/// file), so it is part of the cache folder's name.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Per-era and per-kind counts of spent inputs.
 pub type Counts = BTreeMap<String, BTreeMap<String, u64>>;
@@ -117,7 +118,7 @@ pub struct Manifest {
     /// The set's size after each tenth of the chain (empty in manifests of older generators).
     #[serde(default)]
     pub growth: Vec<Growth>,
-    /// The block files in order.
+    /// The block files in order (each with its rev file of undo data beside it).
     pub files: Vec<String>,
     /// Total size of the blocks (without frames).
     pub block_bytes: u64,

@@ -63,9 +63,10 @@
 //! - `manifest`: `manifest.json` ([`Manifest`]) and [`recount`];
 //! - `hints`: the BIP 456 hints file of the tip from the generator's own final set
 //!   ([`HintsOf`], [`CollectUnspent`]);
-//! - `write`: the blk*.dat files (written as the blocks are made, [`generate_to_dir`], or from
-//!   memory, and read back, [`for_each_block`]), the manifest on disk and the cache folder
-//!   named by [`Spec::id`] ([`ensure_corpus`], [`ensure_spec`]).
+//! - `write`: the blk*.dat files and the rev*.dat files of their undo data (written as the
+//!   blocks are made, [`generate_to_dir`], or from memory, and read back, [`for_each_block`]),
+//!   the manifest on disk and the cache folder named by [`Spec::id`] ([`ensure_corpus`],
+//!   [`ensure_spec`]).
 
 mod block;
 mod generate;
@@ -86,5 +87,6 @@ pub use hints::{CollectUnspent, HintsOf};
 pub use manifest::{recount, AgeBand, Counts, Era, ExpectedState, Growth, Manifest, Stress, FORMAT_VERSION};
 pub use profile::{Kind, Profile, Spec, DEFAULT_UTXOS, ERAS, MIN_UTXOS};
 pub use write::{
-    cache_dir, ensure_corpus, ensure_spec, for_each_block, generate_to_dir, spec_dir, write_corpus,
+    cache_dir, ensure_corpus, ensure_spec, for_each_block, generate_to_dir, rev_file_name, spec_dir,
+    write_corpus,
 };

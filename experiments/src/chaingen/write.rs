@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The corpus on disk: blk*.dat files of framed blocks (written from memory or as they are
-//! generated, and read back) and `manifest.json`, and the cache folder that is generated once
-//! and then reused.
+//! The corpus on disk: blk*.dat files of framed blocks with their undo data in rev*.dat beside
+//! them (written from memory or as they are generated, and read back) and `manifest.json`, and
+//! the cache folder that is generated once and then reused.
+//!
+//! The folder is a Bitcoin Core blocks directory without its genesis block (the chain starts
+//! at height 1; readers put the network's genesis block first) and without `xor.dat` (the
+//! files are not obfuscated): as Core does, a block's undo record goes to the rev file with
+//! its blk file's number, checksummed with its parent's hash.
 
 use super::generate::{generate_with, Corpus, Observer};
 use super::manifest::{Manifest, FORMAT_VERSION};
 use super::profile::{Profile, Spec, DEFAULT_UTXOS};
 use fullverify::chain::Network;
+use fullverify::undo::{encode_record, BlockUndo};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -14,46 +20,68 @@ use std::path::{Path, PathBuf};
 /// Bitcoin Core's maximum blk*.dat file size.
 const MAX_BLOCKFILE_SIZE: usize = 128 << 20;
 
-/// The block files of a corpus being written, a file at a time.
+/// The rev file beside the blk file `blk` (`blk00003.dat` → `rev00003.dat`).
+pub fn rev_file_name(blk: &str) -> String {
+    blk.replacen("blk", "rev", 1)
+}
+
+/// The block and undo files of a corpus being written, a pair at a time.
 struct BlockFiles {
     dir: PathBuf,
     magic: [u8; 4],
     files: Vec<String>,
-    cur: Option<BufWriter<File>>,
+    cur: Option<(BufWriter<File>, BufWriter<File>)>,
     size: usize,
+    record: Vec<u8>,
 }
 
 impl BlockFiles {
     fn create(dir: &Path) -> std::io::Result<BlockFiles> {
         std::fs::create_dir_all(dir)?;
         let magic = Network::Regtest.params().magic;
-        Ok(BlockFiles { dir: dir.to_path_buf(), magic, files: Vec::new(), cur: None, size: 0 })
+        Ok(BlockFiles {
+            dir: dir.to_path_buf(),
+            magic,
+            files: Vec::new(),
+            cur: None,
+            size: 0,
+            record: Vec::new(),
+        })
     }
 
-    /// Appends a block, starting a new file when this one would pass Core's maximum size.
-    fn push(&mut self, b: &[u8]) -> std::io::Result<()> {
+    /// Appends a block and its undo record, starting a new pair of files when the block would
+    /// take this blk file past Core's maximum size.
+    fn push(&mut self, b: &[u8], undo: &BlockUndo) -> std::io::Result<()> {
         if self.cur.is_none() || self.size + b.len() + 8 > MAX_BLOCKFILE_SIZE {
-            if let Some(mut f) = self.cur.take() {
-                f.flush()?;
-            }
+            self.close()?;
             let name = format!("blk{:05}.dat", self.files.len());
-            self.cur = Some(BufWriter::new(File::create(self.dir.join(&name))?));
+            let open = |n: &str| File::create(self.dir.join(n)).map(BufWriter::new);
+            self.cur = Some((open(&name)?, open(&rev_file_name(&name))?));
             self.files.push(name);
             self.size = 0;
         }
-        let f = self.cur.as_mut().expect("open file");
-        f.write_all(&self.magic)?;
-        f.write_all(&(b.len() as u32).to_le_bytes())?;
-        f.write_all(b)?;
+        let (blk, rev) = self.cur.as_mut().expect("open files");
+        blk.write_all(&self.magic)?;
+        blk.write_all(&(b.len() as u32).to_le_bytes())?;
+        blk.write_all(b)?;
         self.size += b.len() + 8;
+        let prev: &[u8; 32] = b[4..36].try_into().expect("a block starts with its 80-byte header");
+        self.record.clear();
+        encode_record(&mut self.record, self.magic, prev, undo);
+        rev.write_all(&self.record)
+    }
+
+    fn close(&mut self) -> std::io::Result<()> {
+        if let Some((mut blk, mut rev)) = self.cur.take() {
+            blk.flush()?;
+            rev.flush()?;
+        }
         Ok(())
     }
 
-    /// Closes the last file and writes `manifest.json` with the files' names.
+    /// Closes the last files and writes `manifest.json` with the blk files' names.
     fn finish(mut self, manifest: &Manifest) -> std::io::Result<Manifest> {
-        if let Some(mut f) = self.cur.take() {
-            f.flush()?;
-        }
+        self.close()?;
         let mut m = manifest.clone();
         m.files = self.files;
         let mut text = serde_json::to_string_pretty(&m).expect("manifest json");
@@ -63,11 +91,12 @@ impl BlockFiles {
     }
 }
 
-/// Writes the block files and `manifest.json` into `dir` (created), returning the manifest.
+/// Writes the block and undo files and `manifest.json` into `dir` (created), returning the
+/// manifest.
 pub fn write_corpus(corpus: &Corpus, dir: &Path) -> std::io::Result<Manifest> {
     let mut w = BlockFiles::create(dir)?;
-    for b in &corpus.blocks {
-        w.push(b)?;
+    for (b, u) in corpus.blocks.iter().zip(&corpus.undo) {
+        w.push(b, u)?;
     }
     w.finish(&corpus.manifest)
 }
@@ -82,7 +111,7 @@ pub fn generate_to_dir(
     dir: &Path,
 ) -> std::io::Result<Manifest> {
     let mut w = BlockFiles::create(dir)?;
-    let m = generate_with(spec, threads, observer, &mut |b| w.push(&b))?;
+    let m = generate_with(spec, threads, observer, &mut |b, u| w.push(&b, &u))?;
     w.finish(&m)
 }
 
@@ -168,7 +197,7 @@ pub fn ensure_spec(
             && m.profile == spec.profile
             && m.utxo_target == spec.utxo_target()
             && !m.growth.is_empty()
-            && m.files.iter().all(|f| dir.join(f).is_file())
+            && m.files.iter().all(|f| dir.join(f).is_file() && dir.join(rev_file_name(f)).is_file())
         {
             return Ok((dir, m, false));
         }

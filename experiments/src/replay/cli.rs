@@ -28,7 +28,7 @@ pub enum ModeArg {
     /// Block after block through the chain state (the UTXO set looked up and updated).
     Sequential,
     /// BIP 457 SwiftSync: headers first, then every block on its own with its coins from the
-    /// undo data and a hints file; needs --hints and --source core-blocks.
+    /// undo data and a hints file; needs --hints and --source core-blocks or corpus.
     Swiftsync,
 }
 
@@ -54,13 +54,14 @@ SOURCES (--source KIND PATH):
   hex FILE           one hex-encoded block per line, in chain order
   core-blocks DIR    a Bitcoin Core blocks/ directory: blk*.dat files (xor.dat obfuscation
                      undone); the most-work chain from genesis is rebuilt from the headers
-  corpus DIR         a corpus written by `chaingen` (blk*.dat in chain order and
-                     manifest.json); regtest; inputs/s are reported per era
+  corpus DIR         a corpus written by `chaingen` (blk*.dat in chain order, rev*.dat of
+                     their undo data, manifest.json); regtest; inputs/s are reported per
+                     era and the final state is compared with the manifest's
   block FILE         one block (raw, framed, or compressed) validated with its spent outputs
                      from --spent, without a chain
 A chain source that starts at height 1 is preceded by the network's genesis block.
 
-SWIFTSYNC (--mode swiftsync --hints FILE --source core-blocks DIR [--threads N]):
+SWIFTSYNC (--mode swiftsync --hints FILE --source core-blocks|corpus DIR [--threads N]):
   BIP 457, fully validating: the headers are checked first, in order (proof of work,
   retargets, median time past, time limit); then every block is validated on its own, in
   ranges taken by N workers in any order, with the coins it spends from the rev*.dat undo
@@ -73,6 +74,7 @@ SWIFTSYNC (--mode swiftsync --hints FILE --source core-blocks DIR [--threads N])
   `swiftsync: the hints or the undo data do not match the chain` (exit code 1), and
   --fallback sequential then replays the chain block after block. Packet:
   results/swiftsync/<run-id>.json.
+  A corpus carries its undo data: `chaingen --profile P --write-hints FILE` gives the hints.
   Making the inputs from any chain source: `replay --source KIND PATH --write-hints FILE
   --write-blocks DIR` writes the tip's hints file and a Core-shaped blocks directory.
 Without --source: the `default` chaingen corpus (seed 20090103) in

@@ -160,8 +160,10 @@ impl Run {
             }
             ModeArg::Swiftsync => {
                 let hints = cli.hints.clone().ok_or_else(|| usage("--mode swiftsync needs --hints FILE"))?;
-                if kind != SourceKind::CoreBlocks || cli.source.is_none() {
-                    return Err(usage("--mode swiftsync reads --source core-blocks DIR (blk and rev files)"));
+                if !matches!(kind, SourceKind::CoreBlocks | SourceKind::Corpus) || cli.source.is_none() {
+                    return Err(usage(
+                        "--mode swiftsync reads --source core-blocks DIR or --source corpus DIR (blk and rev files)",
+                    ));
                 }
                 if cli.write_hints.is_some()
                     || cli.write_blocks.is_some()
@@ -242,8 +244,15 @@ impl Run {
         if let Some(f) = &o.failure {
             eprintln!("{f}");
         }
+        let corpus = self.against_manifest(o.summary.as_ref());
+        if let Some((m, matches)) = &corpus {
+            p.set("corpus", corpus_json(m, *matches));
+        }
         if !self.quiet {
             print_swiftsync_summary(&o);
+            if let Some((m, matches)) = &corpus {
+                print_corpus_line(m, *matches);
+            }
         }
         let mismatch = matches!(o.failure, Some(Failure::Mismatch(_)));
         let mut code = o.exit_code();
@@ -253,7 +262,7 @@ impl Run {
                 eprintln!("swiftsync: --fallback sequential: replaying the chain block after block");
             }
             let seq = Run {
-                kind: SourceKind::CoreBlocks,
+                kind: self.kind,
                 path: self.path.clone(),
                 settings: self.settings.clone(),
                 block: None,
@@ -310,30 +319,10 @@ impl Run {
         if let Some(f) = &o.failure {
             eprintln!("{f}");
         }
-        let corpus = if self.kind == SourceKind::Corpus { Manifest::read(&self.path).ok() } else { None };
-        let eras = corpus.as_ref().map(|m| era_rates(m, &o.totals.records));
-        let mut state_matches = false;
-        if let Some(m) = &corpus {
-            let st = &m.expected_state;
-            let s = &o.summary;
-            state_matches = o.failure.is_none()
-                && s.tip.map(|h| display_hex(&h)) == Some(m.tip.clone())
-                && s.utxo_count == st.utxo_count
-                && s.total_amount == st.total_amount
-                && s.muhash.as_deref() == Some(st.muhash.as_str());
-            p.set(
-                "corpus",
-                json!({
-                    "generator": m.generator,
-                    "format_version": m.format_version,
-                    "profile": m.profile,
-                    "seed": m.seed,
-                    "tip_height": m.tip_height,
-                    "sha256": m.sha256,
-                    "expected_state": st,
-                    "state_matches_manifest": state_matches,
-                }),
-            );
+        let corpus = self.against_manifest(o.failure.is_none().then_some(&o.summary));
+        let eras = corpus.as_ref().map(|(m, _)| era_rates(m, &o.totals.records));
+        if let Some((m, matches)) = &corpus {
+            p.set("corpus", corpus_json(m, *matches));
             p.set("eras", eras.clone());
         }
         if !self.quiet {
@@ -349,16 +338,31 @@ impl Run {
                     e["inputs_per_s"].as_f64().unwrap_or(0.0)
                 );
             }
-            if let Some(m) = &corpus {
-                eprintln!(
-                    "corpus: {} profile, seed {}: final state {} the manifest",
-                    m.profile.name(),
-                    m.seed,
-                    if state_matches { "equals" } else { "DIFFERS FROM" }
-                );
+            if let Some((m, matches)) = &corpus {
+                print_corpus_line(m, *matches);
             }
         }
         p
+    }
+
+    /// For a `--source corpus` run: the corpus's manifest, and whether `state` (the final state
+    /// of a run that did not fail) is the state it expects.
+    fn against_manifest(
+        &self,
+        state: Option<&fullverify::chainstate::StateSummary>,
+    ) -> Option<(Manifest, bool)> {
+        if self.kind != SourceKind::Corpus {
+            return None;
+        }
+        let m = Manifest::read(&self.path).ok()?;
+        let st = &m.expected_state;
+        let matches = state.is_some_and(|s| {
+            s.tip.map(|h| display_hex(&h)) == Some(m.tip.clone())
+                && s.utxo_count == st.utxo_count
+                && s.total_amount == st.total_amount
+                && s.muhash.as_deref() == Some(st.muhash.as_str())
+        });
+        Some((m, matches))
     }
 
     fn block_packet(&self, o: &BlockOutcome) -> Packet {
@@ -504,6 +508,30 @@ fn era_rates(m: &Manifest, records: &[BlockRecord]) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// The `corpus` object of a packet: the manifest's identity and expected state, and whether the
+/// run reached it.
+fn corpus_json(m: &Manifest, matches: bool) -> serde_json::Value {
+    json!({
+        "generator": m.generator,
+        "format_version": m.format_version,
+        "profile": m.profile,
+        "seed": m.seed,
+        "tip_height": m.tip_height,
+        "sha256": m.sha256,
+        "expected_state": m.expected_state,
+        "state_matches_manifest": matches,
+    })
+}
+
+fn print_corpus_line(m: &Manifest, matches: bool) {
+    eprintln!(
+        "corpus: {} profile, seed {}: final state {} the manifest",
+        m.profile.name(),
+        m.seed,
+        if matches { "equals" } else { "DIFFERS FROM" }
+    );
 }
 
 fn print_swiftsync_summary(o: &SwiftOutcome) {
