@@ -3,8 +3,8 @@
 
 The same run as ``replay --mode swiftsync``, driven from Python:
 
-1. on the client, the index and header pass of a Bitcoin Core blocks directory
-   (:class:`fullverify._native.SwiftPlan`), and a random secret salt;
+1. on the client, the index and header pass of a Bitcoin Core blocks directory or a chaingen
+   corpus (:class:`fullverify._native.SwiftPlan`), and a random secret salt;
 2. one task per block range, anywhere: the Rust core validates the range's blocks with their
    undo data and the hints file (the GIL released) and returns its partial sums, its part of
    the UTXO set (counted, summed and MuHash-ed; the coins themselves never travel) and its
@@ -225,8 +225,8 @@ def run(
     on_range: Optional[Callable[[Dict[str, Any]], None]] = None,
     results_dir: Optional[Union[str, os.PathLike[str]]] = None,
 ) -> Dict[str, Any]:
-    """Validates the chain of the Core blocks directory ``blocks_dir`` with the BIP 456 hints
-    file ``hints`` (BIP 457) and returns the run's packet (the ``swiftsync`` schema): ``state``
+    """Validates the chain of the Core blocks directory ``blocks_dir`` (or chaingen corpus,
+    the network's genesis block put in front) with the BIP 456 hints file ``hints`` (BIP 457) and returns the run's packet (the ``swiftsync`` schema): ``state``
     once the aggregate balanced and no block failed, else ``error``.
 
     ``client``: a ``distributed.Client``; None runs the ranges on ``threads`` threads here
