@@ -354,6 +354,37 @@ fn through_bytes(dir: &Path, hints: &Path, view: &Path, bundled: bool, per: Opti
     o.finished(t)
 }
 
+/// A rev file is read while a range is at its blocks, shared by the ranges there, let go when
+/// the last of them moves on and read again when a later range needs it; a whole run leaves
+/// none held.
+#[test]
+fn rev_files_are_held_while_a_range_needs_them_and_let_go_after() {
+    let (out, state) = small_written();
+    let plan = SwiftPlan::open(&out.join("blocks"), Network::Regtest, None).unwrap();
+    let undo = plan.undo_files();
+    assert_eq!((undo.resident(), undo.bytes_read()), (0, 0));
+    let a = undo.hold(0);
+    assert_eq!(undo.candidates(&plan.chain, 5).unwrap().len(), 1);
+    let once = undo.bytes_read();
+    let mut b = None;
+    undo.hold_for(&mut b, 15);
+    drop(a);
+    assert_eq!(undo.candidates(&plan.chain, 15).unwrap().len(), 1);
+    assert_eq!((undo.resident(), undo.bytes_read()), (1, once));
+    drop(b);
+    assert_eq!(undo.resident(), 0);
+    {
+        let _c = undo.hold(0);
+        undo.candidates(&plan.chain, 1).unwrap();
+        assert_eq!((undo.resident(), undo.bytes_read()), (1, 2 * once));
+    }
+    let hints = read_hints(&out.join("hints"), &plan).unwrap();
+    let parsed = HintsFile::parse(&hints).unwrap();
+    let salt = Salt::from_bytes([7; 32]);
+    let r = validate_range(&plan, &parsed, &salt, inline_opts(), None, 0, plan.tip_height()).unwrap();
+    assert_eq!((undo.resident(), r.set.count), (0, state.utxo_count));
+}
+
 #[test]
 fn plans_bundles_and_range_results_through_bytes_give_the_threads_engines_state() {
     let (out, state) = small_written();

@@ -125,7 +125,7 @@ impl SwiftPlan {
     }
 
     /// The blocks of `first..=last` with their candidate undo records, as bytes for a worker
-    /// that does not see the directory (the rev files are read once on this side).
+    /// that does not see the directory (the rev files it needs are read on this side).
     fn bundle<'py>(&self, py: Python<'py>, first: u32, last: u32) -> PyResult<Bound<'py, PyBytes>> {
         if first > last || last > self.plan.tip_height() {
             return Err(Error::new_err(format!("range {first}..={last} is not within the chain")));

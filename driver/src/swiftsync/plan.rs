@@ -46,8 +46,8 @@ pub struct SwiftPlan {
     pub index_time: Duration,
     /// Time of the header pass.
     pub headers_time: Duration,
-    /// The rev files beside the blk files, each read on first use and kept for every range
-    /// this plan validates or bundles.
+    /// The rev files beside the blk files, each read when a range needs it and let go when no
+    /// range in progress does.
     undo: OnceLock<UndoFiles>,
 }
 

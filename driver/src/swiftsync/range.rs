@@ -133,10 +133,15 @@ pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
         wall: Duration::ZERO,
     };
     let mut open: Option<(usize, File)> = None;
+    // The rev file of the blocks the range is at stays read until it moves to another file.
+    let mut held = None;
     let mtp = |h: u32| s.headers.mtp(h);
     // The hinted coins' product, kept in the backend's own form until the range ends.
     let mut product = SetProduct::new(s.opts.backend);
     for height in first..=last {
+        if let Blocks::Files { undo, .. } = &s.blocks {
+            undo.hold_for(&mut held, height);
+        }
         if let Err(e) = block(s, height, &mut open, &mtp, &mut product, &mut r) {
             match e {
                 Stop::Mismatch(what) => r.mismatch = Some(DataMismatch { height, what }),

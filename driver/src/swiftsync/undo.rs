@@ -7,15 +7,28 @@
 //! in its rev file, first at the position the block has among the file's blocks (where it is
 //! when blocks were connected in file order, as a replay writes them), then among all of the
 //! file's records; the first whose checksum verifies with the block's parent and whose counts
-//! match the block's inputs is taken. Each rev file is read once, when a block of its blk file
-//! first needs it, and shared by the workers.
+//! match the block's inputs is taken. A rev file is read when a block of its blk file first
+//! needs it and shared by the workers while a range is at blocks of that file
+//! ([`UndoFiles::hold`]): when the last such range moves on it is let go, and read again should a
+//! later range need it, so a run holds about one rev file per range in progress, not every file
+//! it has read.
 
 use crate::source::CoreChain;
 use fullverify::encode::Block;
 use fullverify::undo::{BlockUndo, RevFile, RevRecord, XorKey};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// A rev file as read, or why it could not be.
+type Loaded = Result<Arc<RevFile>, String>;
+
+/// One rev file: what was read of it, and how many ranges in progress need it.
+#[derive(Default)]
+struct Slot {
+    loaded: Mutex<Option<Loaded>>,
+    holders: Mutex<usize>,
+}
 
 /// The rev files beside a chain's blk files.
 pub struct UndoFiles {
@@ -23,7 +36,9 @@ pub struct UndoFiles {
     names: Vec<String>,
     magic: [u8; 4],
     key: XorKey,
-    files: Vec<OnceLock<Result<RevFile, String>>>,
+    slots: Vec<Slot>,
+    /// `files[h]`: the blk file of the block at height `h`.
+    files: Vec<usize>,
     /// `position[h]`: the block's position among the chain's blocks of its blk file that have
     /// an undo record (genesis has none).
     position: Vec<usize>,
@@ -57,7 +72,8 @@ impl UndoFiles {
             })
             .collect();
         UndoFiles {
-            files: (0..paths.len()).map(|_| OnceLock::new()).collect(),
+            slots: (0..paths.len()).map(|_| Slot::default()).collect(),
+            files: chain.blocks.iter().map(|b| b.file).collect(),
             paths,
             names,
             magic,
@@ -82,19 +98,42 @@ impl UndoFiles {
         self.bytes_read.load(Ordering::Relaxed)
     }
 
-    /// The rev file of blk file `file`, read on first use.
-    fn rev(&self, file: usize) -> Result<&RevFile, String> {
-        self.files[file]
-            .get_or_init(|| {
+    /// The rev file of blk file `file`, read unless it is held already.
+    fn rev(&self, file: usize) -> Loaded {
+        let mut loaded = self.slots[file].loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        loaded
+            .get_or_insert_with(|| {
                 let r = RevFile::open(&self.paths[file], self.magic, &self.key).map_err(|e| e.to_string());
-                if let Ok(f) = &r {
-                    let n: u64 = f.records.iter().map(|r| r.disk_len()).sum();
-                    self.bytes_read.fetch_add(n, Ordering::Relaxed);
-                }
-                r
+                let f = Arc::new(r?);
+                let n: u64 = f.records.iter().map(|r| r.disk_len()).sum();
+                self.bytes_read.fetch_add(n, Ordering::Relaxed);
+                Ok(f)
             })
-            .as_ref()
-            .map_err(|e| e.clone())
+            .clone()
+    }
+
+    /// Marks the rev file of blk file `file` as needed until the guard is dropped; a file no
+    /// guard holds any more is let go (and read again if needed later).
+    pub fn hold(&self, file: usize) -> Hold<'_> {
+        *self.slots[file].holders.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        Hold { undo: self, file }
+    }
+
+    /// Keeps `held` on the rev file of the block at `height`: the guard it has when that is its
+    /// file, a new one (the old one dropped after) when the block is in another file.
+    pub fn hold_for<'a>(&'a self, held: &mut Option<Hold<'a>>, height: u32) {
+        let file = self.files[height as usize];
+        if held.as_ref().is_none_or(|h| h.file != file) {
+            *held = Some(self.hold(file));
+        }
+    }
+
+    /// Rev files read and not let go (for tests).
+    pub fn resident(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.loaded.lock().unwrap_or_else(PoisonError::into_inner).is_some())
+            .count()
     }
 
     /// The records that may be the undo data of the block at `height` of `chain`, without
@@ -107,6 +146,7 @@ impl UndoFiles {
         }
         let loc = &chain.blocks[height as usize];
         let rev = self.rev(loc.file)?;
+        let rev = rev.as_ref();
         let prev = &chain.blocks[height as usize - 1].hash;
         if !chain.fork_parents.contains(prev) {
             if let Some(r) =
@@ -123,6 +163,7 @@ impl UndoFiles {
     /// verifies, or records that verify but do not decode or fit the block).
     pub fn block_undo(&self, block: &Block, height: u32, file: usize) -> Result<BlockUndo, String> {
         let rev = self.rev(file)?;
+        let rev = rev.as_ref();
         let prev = &block.header.prev_block;
         let guess = rev.records.get(self.position[height as usize]).filter(|r| r.checksum_matches(prev));
         if let Some(r) = guess {
@@ -138,6 +179,24 @@ impl UndoFiles {
     /// The display name of the rev file of blk file `file`.
     pub fn name(&self, file: usize) -> &str {
         &self.names[file]
+    }
+}
+
+/// A rev file kept read until this is dropped ([`UndoFiles::hold`]).
+pub struct Hold<'a> {
+    undo: &'a UndoFiles,
+    file: usize,
+}
+
+impl Drop for Hold<'_> {
+    fn drop(&mut self) {
+        let slot = &self.undo.slots[self.file];
+        let mut holders = slot.holders.lock().unwrap_or_else(PoisonError::into_inner);
+        *holders -= 1;
+        if *holders == 0 {
+            // Under the holders' lock: whoever holds the file from now on reads it again.
+            *slot.loaded.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
     }
 }
 

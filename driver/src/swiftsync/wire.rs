@@ -258,7 +258,9 @@ impl Bundle {
     pub fn read(chain: &CoreChain, undo: &UndoFiles, first: u32, last: u32) -> Result<Bundle, String> {
         let mut blocks = Vec::with_capacity((last - first + 1) as usize);
         let mut open: Option<(usize, std::fs::File)> = None;
+        let mut held = None;
         for height in first..=last {
+            undo.hold_for(&mut held, height);
             let loc = &chain.blocks[height as usize];
             let raw = chain.read_at(&mut open, height).map_err(|e| e.to_string())?;
             let candidates = undo.candidates(chain, height)?;
