@@ -159,18 +159,28 @@ impl RevFile {
     pub fn open(path: &Path, magic: [u8; 4], key: &XorKey) -> Result<RevFile, UndoError> {
         let name = path.display().to_string();
         let raw = std::fs::read(path).map_err(|e| UndoError::from(e).in_file(&name))?;
-        RevFile::parse(&raw, magic, key, Some(&name))
+        RevFile::parse_owned(raw, magic, key, Some(&name))
     }
 
     /// Splits the file content `raw` (as stored, from offset 0) into records, de-obfuscating it
     /// with `key`. Reading stops at the end, or where only never-written zero bytes remain.
     pub fn parse(raw: &[u8], magic: [u8; 4], key: &XorKey, name: Option<&str>) -> Result<RevFile, UndoError> {
+        RevFile::parse_owned(raw.to_vec(), magic, key, name)
+    }
+
+    /// [`RevFile::parse`] of bytes it may de-obfuscate in place.
+    fn parse_owned(
+        mut data: Vec<u8>,
+        magic: [u8; 4],
+        key: &XorKey,
+        name: Option<&str>,
+    ) -> Result<RevFile, UndoError> {
         let ctx = |e: UndoError| match name {
             Some(n) => e.in_file(n),
             None => e,
         };
-        let end = raw.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-        let mut data = raw.to_vec();
+        // The end of the bytes as stored: zero padding Core never wrote is zero before the key.
+        let end = data.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
         key.apply(&mut data, 0);
         let mut records = Vec::new();
         let mut pos = 0usize;
