@@ -25,6 +25,20 @@ use std::path::{Path, PathBuf};
 /// Core's largest blk file (`MAX_BLOCKFILE_SIZE`, 128 MiB).
 pub const MAX_BLOCKFILE_SIZE: u64 = 0x0800_0000;
 
+/// The name of blk file number `n` (`blk00003.dat`).
+pub fn blk_file_name(n: u32) -> String {
+    format!("blk{n:05}.dat")
+}
+
+/// The rev file beside the blk file `blk`, a name or a path (`blk00003.dat` → `rev00003.dat`,
+/// `blocks/blk00003.dat` → `blocks/rev00003.dat`): the last `blk` is the file name's prefix.
+pub fn rev_file_name(blk: &str) -> String {
+    match blk.rfind("blk") {
+        Some(i) => format!("{}rev{}", &blk[..i], &blk[i + 3..]),
+        None => blk.to_string(),
+    }
+}
+
 /// Appends blocks and their undo records to a new blocks directory.
 pub struct BlocksWriter {
     dir: PathBuf,
@@ -47,6 +61,12 @@ impl BlocksWriter {
         BlocksWriter::with_file_limit(dir, magic, key, MAX_BLOCKFILE_SIZE)
     }
 
+    /// [`BlocksWriter::create`] without `xor.dat`: the files are not obfuscated (readers take a
+    /// directory without `xor.dat` as a zero key), as a chaingen corpus is written.
+    pub fn plain(dir: &Path, magic: [u8; 4]) -> Result<BlocksWriter, String> {
+        BlocksWriter::open(dir, magic, None, MAX_BLOCKFILE_SIZE)
+    }
+
     /// [`BlocksWriter::create`] with another blk file limit (tests use a small one to get
     /// several files).
     pub fn with_file_limit(
@@ -55,18 +75,25 @@ impl BlocksWriter {
         key: XorKey,
         max_file: u64,
     ) -> Result<BlocksWriter, String> {
+        BlocksWriter::open(dir, magic, Some(key), max_file)
+    }
+
+    fn open(dir: &Path, magic: [u8; 4], key: Option<XorKey>, max_file: u64) -> Result<BlocksWriter, String> {
         let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-        if dir.join("blk00000.dat").exists() {
-            return Err(format!("{}: already holds blk00000.dat; choose an empty directory", dir.display()));
+        let first = blk_file_name(0);
+        if dir.join(&first).exists() {
+            return Err(format!("{}: already holds {first}; choose an empty directory", dir.display()));
         }
-        let xor = dir.join("xor.dat");
-        std::fs::write(&xor, key.0).map_err(|e| io(&xor, e))?;
+        if let Some(key) = &key {
+            let xor = dir.join("xor.dat");
+            std::fs::write(&xor, key.0).map_err(|e| io(&xor, e))?;
+        }
         let (blk, rev) = open_pair(dir, 0)?;
         Ok(BlocksWriter {
             dir: dir.to_path_buf(),
             magic,
-            key,
+            key: key.unwrap_or(XorKey([0; 8])),
             max_file,
             file_no: 0,
             blk,
@@ -112,12 +139,17 @@ impl BlocksWriter {
         (self.blocks, self.bytes)
     }
 
+    /// The names of the blk files begun so far, in order (each with its rev file beside it).
+    pub fn blk_files(&self) -> Vec<String> {
+        (0..=self.file_no).map(blk_file_name).collect()
+    }
+
     fn blk_name(&self, n: u32) -> String {
-        self.dir.join(format!("blk{n:05}.dat")).display().to_string()
+        self.dir.join(blk_file_name(n)).display().to_string()
     }
 
     fn rev_name(&self, n: u32) -> String {
-        self.dir.join(format!("rev{n:05}.dat")).display().to_string()
+        self.dir.join(rev_file_name(&blk_file_name(n))).display().to_string()
     }
 
     fn next_file(&mut self) -> Result<(), String> {
@@ -151,7 +183,9 @@ fn open_pair(dir: &Path, n: u32) -> Result<(BufWriter<File>, BufWriter<File>), S
             .map(|f| BufWriter::with_capacity(1 << 20, f))
             .map_err(|e| format!("{}: {e}", p.display()))
     };
-    Ok((open(format!("blk{n:05}.dat"))?, open(format!("rev{n:05}.dat"))?))
+    let blk = blk_file_name(n);
+    let rev = rev_file_name(&blk);
+    Ok((open(blk)?, open(rev)?))
 }
 
 /// The coins `block` (at `height`) spends, in input order, the way its undo record lists them:
@@ -182,4 +216,31 @@ pub fn spent_coins(
         }
     }
     Some(spent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rev_file_is_named_after_its_blk_file_in_its_folder() {
+        assert_eq!(blk_file_name(3), "blk00003.dat");
+        assert_eq!(rev_file_name("blk00003.dat"), "rev00003.dat");
+        assert_eq!(rev_file_name(&blk_file_name(123_456)), "rev123456.dat");
+        // A path: only the file name changes, however its folders are named.
+        assert_eq!(rev_file_name("blk/blocks/blk00007.dat"), "blk/blocks/rev00007.dat");
+    }
+
+    #[test]
+    fn a_plain_writer_leaves_out_xor_dat_and_names_its_files() {
+        let dir = std::env::temp_dir().join(format!("fv-blocksdir-plain-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let w = BlocksWriter::plain(&dir, [1, 2, 3, 4]).unwrap();
+        assert_eq!(w.blk_files(), vec!["blk00000.dat".to_string()]);
+        w.finish().unwrap();
+        assert!(!dir.join("xor.dat").exists());
+        assert!(dir.join("blk00000.dat").is_file() && dir.join("rev00000.dat").is_file());
+        assert!(BlocksWriter::plain(&dir, [1, 2, 3, 4]).is_err(), "a folder with blk files is refused");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

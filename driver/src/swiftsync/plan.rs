@@ -60,7 +60,7 @@ impl SwiftPlan {
         let params = network.params();
         let chain = CoreChain::open(blocks_dir, params).map_err(|e| Failure::Source(e.to_string()))?;
         let undo = UndoFiles::new(&chain, params.magic);
-        if let Some(missing) = undo.missing(&chain) {
+        if let Some(missing) = undo.missing() {
             return Err(Failure::Source(format!(
                 "{missing}: not found; SwiftSync reads every block's undo data from the rev file beside \
                  its blk file (a chaingen corpus of format 1 has none: generate it again)"

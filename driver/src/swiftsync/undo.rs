@@ -13,6 +13,7 @@
 //! later range need it, so a run holds about one rev file per range in progress, not every file
 //! it has read.
 
+use crate::blocksdir::rev_file_name;
 use crate::source::CoreChain;
 use fullverify::encode::Block;
 use fullverify::undo::{BlockUndo, RevFile, RevRecord, XorKey};
@@ -52,12 +53,9 @@ impl UndoFiles {
         let paths: Vec<PathBuf> = chain
             .files
             .iter()
-            .map(|p| {
-                let name = p.file_name().unwrap_or_default().to_string_lossy().replacen("blk", "rev", 1);
-                p.with_file_name(name)
-            })
+            .map(|p| p.with_file_name(rev_file_name(&p.file_name().unwrap_or_default().to_string_lossy())))
             .collect();
-        let names = chain.names.iter().map(|n| rev_name(n)).collect();
+        let names = chain.names.iter().map(|n| rev_file_name(n)).collect();
         let mut seen = vec![0usize; chain.files.len()];
         let position = chain
             .blocks
@@ -83,12 +81,12 @@ impl UndoFiles {
         }
     }
 
-    /// The display name of the first rev file that a block of `chain` above genesis needs and
-    /// that does not exist, if one does not.
-    pub fn missing(&self, chain: &CoreChain) -> Option<&str> {
+    /// The display name of the first rev file that a block above genesis needs and that does
+    /// not exist, if one does not.
+    pub fn missing(&self) -> Option<&str> {
         let mut needed = vec![false; self.paths.len()];
-        for b in chain.blocks.iter().skip(1) {
-            needed[b.file] = true;
+        for &f in self.files.iter().skip(1) {
+            needed[f] = true;
         }
         (0..self.paths.len()).find(|&i| needed[i] && !self.paths[i].exists()).map(|i| self.names[i].as_str())
     }
@@ -197,12 +195,5 @@ impl Drop for Hold<'_> {
             // Under the holders' lock: whoever holds the file from now on reads it again.
             *slot.loaded.lock().unwrap_or_else(PoisonError::into_inner) = None;
         }
-    }
-}
-
-fn rev_name(blk: &str) -> String {
-    match blk.rfind("blk") {
-        Some(i) => format!("{}rev{}", &blk[..i], &blk[i + 3..]),
-        None => blk.to_string(),
     }
 }

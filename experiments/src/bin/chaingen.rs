@@ -37,9 +37,10 @@ struct Cli {
     #[arg(long)]
     threads: Option<usize>,
 
-    /// Output folder (always written). Default: target/chaingen/<profile>-<seed>-v<format> in
-    /// the repository (<profile>-<N>utxos-<seed>-v<format> with --utxos), reused when already
-    /// complete (unless --verify).
+    /// Output folder (always written; it must hold no blk files yet). Default:
+    /// target/chaingen/<profile>-<seed>-v<format> in the repository
+    /// (<profile>-<N>utxos-<seed>-v<format> with --utxos), reused when already complete (unless
+    /// --verify or --write-hints, which generate it again and replace it once complete).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
@@ -115,9 +116,17 @@ fn main() -> ExitCode {
             }
         };
     }
-    let dir = cli.out.clone().unwrap_or_else(|| chaingen::spec_dir(&root, &spec));
     let mut collect = chaingen::CollectUnspent::new(&mut obs);
-    let manifest = match chaingen::generate_to_dir(&spec, threads, &mut collect, &dir) {
+    // A folder of the user's must hold no blk files yet; the cache folder is replaced whole.
+    let (dir, written) = match &cli.out {
+        Some(dir) => (dir.clone(), chaingen::generate_to_dir(&spec, threads, &mut collect, dir)),
+        None => {
+            let dir = chaingen::spec_dir(&root, &spec);
+            let m = chaingen::generate_replacing(&spec, threads, &mut collect, &dir);
+            (dir, m)
+        }
+    };
+    let manifest = match written {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: writing {}: {e}", dir.display());

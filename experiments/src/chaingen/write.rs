@@ -12,78 +12,38 @@ use super::generate::{generate_with, Corpus, Observer};
 use super::manifest::{Manifest, FORMAT_VERSION};
 use super::profile::{Profile, Spec, DEFAULT_UTXOS};
 use fullverify::chain::Network;
-use fullverify::undo::{encode_record, BlockUndo};
+use fullverify::undo::BlockUndo;
+use fullverify_driver::blocksdir::BlocksWriter;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-/// Bitcoin Core's maximum blk*.dat file size.
-const MAX_BLOCKFILE_SIZE: usize = 128 << 20;
+pub use fullverify_driver::blocksdir::rev_file_name;
 
-/// The rev file beside the blk file `blk` (`blk00003.dat` → `rev00003.dat`).
-pub fn rev_file_name(blk: &str) -> String {
-    blk.replacen("blk", "rev", 1)
-}
-
-/// The block and undo files of a corpus being written, a pair at a time.
-struct BlockFiles {
+/// A corpus being written: its blocks and undo records through the driver's
+/// [`BlocksWriter`] (Core's file split and record framing), without `xor.dat`.
+struct CorpusWriter {
     dir: PathBuf,
-    magic: [u8; 4],
-    files: Vec<String>,
-    cur: Option<(BufWriter<File>, BufWriter<File>)>,
-    size: usize,
-    record: Vec<u8>,
+    files: BlocksWriter,
 }
 
-impl BlockFiles {
-    fn create(dir: &Path) -> std::io::Result<BlockFiles> {
-        std::fs::create_dir_all(dir)?;
-        let magic = Network::Regtest.params().magic;
-        Ok(BlockFiles {
-            dir: dir.to_path_buf(),
-            magic,
-            files: Vec::new(),
-            cur: None,
-            size: 0,
-            record: Vec::new(),
-        })
+impl CorpusWriter {
+    fn create(dir: &Path) -> std::io::Result<CorpusWriter> {
+        let files =
+            BlocksWriter::plain(dir, Network::Regtest.params().magic).map_err(std::io::Error::other)?;
+        Ok(CorpusWriter { dir: dir.to_path_buf(), files })
     }
 
-    /// Appends a block and its undo record, starting a new pair of files when the block would
-    /// take this blk file past Core's maximum size.
+    /// Appends a block and its undo record.
     fn push(&mut self, b: &[u8], undo: &BlockUndo) -> std::io::Result<()> {
-        if self.cur.is_none() || self.size + b.len() + 8 > MAX_BLOCKFILE_SIZE {
-            self.close()?;
-            let name = format!("blk{:05}.dat", self.files.len());
-            let open = |n: &str| File::create(self.dir.join(n)).map(BufWriter::new);
-            self.cur = Some((open(&name)?, open(&rev_file_name(&name))?));
-            self.files.push(name);
-            self.size = 0;
-        }
-        let (blk, rev) = self.cur.as_mut().expect("open files");
-        blk.write_all(&self.magic)?;
-        blk.write_all(&(b.len() as u32).to_le_bytes())?;
-        blk.write_all(b)?;
-        self.size += b.len() + 8;
-        let prev: &[u8; 32] = b[4..36].try_into().expect("a block starts with its 80-byte header");
-        self.record.clear();
-        encode_record(&mut self.record, self.magic, prev, undo);
-        rev.write_all(&self.record)
-    }
-
-    fn close(&mut self) -> std::io::Result<()> {
-        if let Some((mut blk, mut rev)) = self.cur.take() {
-            blk.flush()?;
-            rev.flush()?;
-        }
-        Ok(())
+        self.files.block(b, Some(undo)).map_err(std::io::Error::other)
     }
 
     /// Closes the last files and writes `manifest.json` with the blk files' names.
-    fn finish(mut self, manifest: &Manifest) -> std::io::Result<Manifest> {
-        self.close()?;
+    fn finish(self, manifest: &Manifest) -> std::io::Result<Manifest> {
         let mut m = manifest.clone();
-        m.files = self.files;
+        m.files = self.files.blk_files();
+        self.files.finish().map_err(std::io::Error::other)?;
         let mut text = serde_json::to_string_pretty(&m).expect("manifest json");
         text.push('\n');
         std::fs::write(self.dir.join("manifest.json"), text)?;
@@ -94,7 +54,7 @@ impl BlockFiles {
 /// Writes the block and undo files and `manifest.json` into `dir` (created), returning the
 /// manifest.
 pub fn write_corpus(corpus: &Corpus, dir: &Path) -> std::io::Result<Manifest> {
-    let mut w = BlockFiles::create(dir)?;
+    let mut w = CorpusWriter::create(dir)?;
     for (b, u) in corpus.blocks.iter().zip(&corpus.undo) {
         w.push(b, u)?;
     }
@@ -110,7 +70,7 @@ pub fn generate_to_dir(
     observer: &mut dyn Observer,
     dir: &Path,
 ) -> std::io::Result<Manifest> {
-    let mut w = BlockFiles::create(dir)?;
+    let mut w = CorpusWriter::create(dir)?;
     let m = generate_with(spec, threads, observer, &mut |b, u| w.push(&b, &u))?;
     w.finish(&m)
 }
@@ -202,10 +162,23 @@ pub fn ensure_spec(
             return Ok((dir, m, false));
         }
     }
-    let tmp = root.join(format!(".{}.tmp-{}", spec.id(), std::process::id()));
+    let m = generate_replacing(spec, threads, observer, &dir)?;
+    Ok((dir, m, true))
+}
+
+/// [`generate_to_dir`] into a temporary sibling of `dir`, renamed to `dir` (replacing what was
+/// there) once complete: an interrupted run leaves `dir` as it was.
+pub fn generate_replacing(
+    spec: &Spec,
+    threads: usize,
+    observer: &mut dyn Observer,
+    dir: &Path,
+) -> std::io::Result<Manifest> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| spec.id());
+    let tmp = dir.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let m = generate_to_dir(spec, threads, observer, &tmp)?;
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&tmp, &dir)?;
-    Ok((dir, m, true))
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::rename(&tmp, dir)?;
+    Ok(m)
 }
