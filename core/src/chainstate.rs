@@ -382,6 +382,7 @@ impl Prefetch<'_> {
 /// 8 MiB, the most Core gives its coins database. Lookups spread over the whole set rarely hit
 /// a block twice, and a larger cache measured slower: 56 MiB against 8 MiB at `--dbcache 450`
 /// on 20 million coins, 73.6 s against 65.5 s with 40 MiB more at the peak.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 fn store_cache_bytes(dbcache_bytes: usize) -> usize {
     (dbcache_bytes / 8).clamp(1 << 20, 8 << 20)
 }
