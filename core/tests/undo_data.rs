@@ -260,7 +260,7 @@ fn check_core_undo(
         }
         // Byte for byte: the replay's coins encode to Core's record.
         let mine = BlockUndo::from_spent(b, &spent).unwrap();
-        assert_eq!(mine.to_bytes(), rec.undo, "height {h}: encoding");
+        assert_eq!(mine.to_bytes(), rec.undo(), "height {h}: encoding");
         assert_eq!(writer.append(&b.header.prev_block, &mine).unwrap(), rec.undo_pos());
         check_decoded_block_with_spent(b, &from_core, h as u32, &opts(network))
             .unwrap_or_else(|e| panic!("height {h}: {}", e.reason));

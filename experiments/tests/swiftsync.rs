@@ -239,7 +239,7 @@ fn rev_records(dir: &Path) -> Vec<(Vec<u8>, [u8; 32])> {
     let files = (0..).map(|i| dir.join(format!("rev{i:05}.dat"))).take_while(|f| f.exists());
     files
         .flat_map(|f| RevFile::open(&f, magic, &key).unwrap().records)
-        .map(|r| (r.undo, r.checksum))
+        .map(|r| (r.undo().to_vec(), r.checksum))
         .collect()
 }
 

@@ -297,8 +297,8 @@ fn rev_file(data: &[u8]) {
         assert_eq!(rec.offset, framed.len() as u64);
         assert_eq!(rec.undo_pos(), rec.offset + 8);
         framed.extend_from_slice(&MAGIC);
-        framed.extend_from_slice(&(rec.undo.len() as u32).to_le_bytes());
-        framed.extend_from_slice(&rec.undo);
+        framed.extend_from_slice(&(rec.undo().len() as u32).to_le_bytes());
+        framed.extend_from_slice(rec.undo());
         framed.extend_from_slice(&rec.checksum);
         assert_eq!(rec.disk_len(), framed.len() as u64 - rec.offset);
     }

@@ -25,6 +25,7 @@ use crate::encode::{Block, Sink};
 use crate::hash::{sha256, Sha256};
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The length of the obfuscation key in `xor.dat`.
 pub const XOR_KEY_LEN: usize = 8;
@@ -94,18 +95,59 @@ pub fn encode_record<S: Sink + ?Sized>(s: &mut S, magic: [u8; 4], prev_hash: &[u
     s.put(&undo_checksum(prev_hash, &bytes));
 }
 
-/// One record of a rev file, de-obfuscated.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One record of a rev file, de-obfuscated. The records of a file read whole share its bytes
+/// (one buffer, not one allocation a record), so a clone is cheap and a file being read costs
+/// its size once.
+#[derive(Clone)]
 pub struct RevRecord {
     /// Offset of the record (its magic) in the file.
     pub offset: u64,
-    /// The `CBlockUndo` bytes.
-    pub undo: Vec<u8>,
+    /// The bytes holding the record's `CBlockUndo` at `at..at + len`.
+    bytes: Arc<Vec<u8>>,
+    at: usize,
+    len: usize,
     /// The checksum stored after them.
     pub checksum: [u8; 32],
 }
 
+impl PartialEq for RevRecord {
+    fn eq(&self, other: &RevRecord) -> bool {
+        self.offset == other.offset && self.checksum == other.checksum && self.undo() == other.undo()
+    }
+}
+
+impl Eq for RevRecord {}
+
+impl std::fmt::Debug for RevRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RevRecord")
+            .field("offset", &self.offset)
+            .field("undo_len", &self.len)
+            .field("checksum", &self.checksum)
+            .finish()
+    }
+}
+
 impl RevRecord {
+    /// A record of the `CBlockUndo` bytes `undo` at file offset `offset` (of its magic), with
+    /// the checksum stored after them.
+    pub fn new(offset: u64, undo: Vec<u8>, checksum: [u8; 32]) -> RevRecord {
+        let len = undo.len();
+        RevRecord { offset, bytes: Arc::new(undo), at: 0, len, checksum }
+    }
+
+    /// The `CBlockUndo` bytes.
+    pub fn undo(&self) -> &[u8] {
+        &self.bytes[self.at..self.at + self.len]
+    }
+
+    /// The buffer the record's bytes are in, and its length (tests: the records of a file
+    /// share it, and it ends with the last record).
+    #[cfg(test)]
+    pub(crate) fn buffer(&self) -> (*const u8, usize) {
+        (self.bytes.as_ptr(), self.bytes.len())
+    }
+
     /// Offset of the `CBlockUndo` bytes in the file: the block index's `nUndoPos`.
     pub fn undo_pos(&self) -> u64 {
         self.offset + 8
@@ -113,27 +155,27 @@ impl RevRecord {
 
     /// Bytes the record takes in the file.
     pub fn disk_len(&self) -> u64 {
-        (self.undo.len() + RECORD_OVERHEAD) as u64
+        (self.len + RECORD_OVERHEAD) as u64
     }
 
     /// Whether the checksum is the one of a block whose parent is `prev_hash`.
     pub fn checksum_matches(&self, prev_hash: &[u8; 32]) -> bool {
-        undo_checksum(prev_hash, &self.undo) == self.checksum
+        undo_checksum(prev_hash, self.undo()) == self.checksum
     }
 
     /// Checks the checksum against the parent's hash `prev_hash` (Core's "Checksum mismatch").
     pub fn verify(&self, prev_hash: &[u8; 32]) -> Result<(), UndoError> {
-        let computed = undo_checksum(prev_hash, &self.undo);
+        let computed = undo_checksum(prev_hash, self.undo());
         if computed != self.checksum {
             let kind = UndoErrorKind::ChecksumMismatch { stored: self.checksum, computed };
-            return Err(UndoError::at(kind, self.undo_pos() + self.undo.len() as u64));
+            return Err(UndoError::at(kind, self.undo_pos() + self.len as u64));
         }
         Ok(())
     }
 
     /// Decodes the `CBlockUndo` without checking the checksum; error offsets are file offsets.
     pub fn decode_unchecked(&self) -> Result<BlockUndo, UndoError> {
-        BlockUndo::from_bytes(&self.undo).map_err(|e| e.shifted(self.undo_pos()))
+        BlockUndo::from_bytes(self.undo()).map_err(|e| e.shifted(self.undo_pos()))
     }
 
     /// `ReadBlockUndo`: checks the checksum against the parent's hash `prev_hash`, then decodes
@@ -182,7 +224,8 @@ impl RevFile {
         // The end of the bytes as stored: zero padding Core never wrote is zero before the key.
         let end = data.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
         key.apply(&mut data, 0);
-        let mut records = Vec::new();
+        // Record boundaries first, then the buffer is shared by every record.
+        let mut spans: Vec<(usize, usize, [u8; 32])> = Vec::new();
         let mut pos = 0usize;
         while pos < end {
             let truncated = |needed: usize, at: usize| {
@@ -205,13 +248,22 @@ impl RevFile {
             if data.len() - body < size + 32 {
                 return Err(truncated(size + 32, body));
             }
-            records.push(RevRecord {
-                offset: pos as u64,
-                undo: data[body..body + size].to_vec(),
-                checksum: data[body + size..body + size + 32].try_into().expect("32 bytes"),
-            });
+            spans.push((pos, size, data[body + size..body + size + 32].try_into().expect("32 bytes")));
             pos = body + size + 32;
         }
+        // Past the last record only padding remains.
+        data.truncate(pos);
+        let bytes = Arc::new(data);
+        let records = spans
+            .into_iter()
+            .map(|(offset, len, checksum)| RevRecord {
+                offset: offset as u64,
+                bytes: Arc::clone(&bytes),
+                at: offset + 8,
+                len,
+                checksum,
+            })
+            .collect();
         Ok(RevFile { name: name.map(str::to_string), records })
     }
 

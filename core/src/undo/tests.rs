@@ -452,12 +452,16 @@ fn rev_records_round_trip_obfuscated() {
         raw.resize(raw.len() + 1000, 0);
         let f = RevFile::parse(&raw, MAGIC, &key, Some("rev00000.dat")).unwrap();
         assert_eq!(f.records.len(), 3);
+        // One buffer for the file's records, the padding after them not kept.
+        let last = f.records.last().unwrap();
+        assert!(f.records.iter().all(|r| r.buffer() == last.buffer()));
+        assert_eq!(last.buffer().1 as u64, last.offset + last.disk_len());
         let mut expect_pos = 0;
         for (i, (r, b)) in f.records.iter().zip(&blocks).enumerate() {
             assert_eq!(r.offset, expect_pos);
             assert_eq!(r.undo_pos(), pos[i]);
-            assert_eq!(r.undo, undos[i].to_bytes());
-            assert_eq!(r.checksum, undo_checksum(&b.header.prev_block, &r.undo));
+            assert_eq!(r.undo(), undos[i].to_bytes());
+            assert_eq!(r.checksum, undo_checksum(&b.header.prev_block, r.undo()));
             assert_eq!(f.decode(i, &b.header.prev_block).unwrap(), undos[i]);
             assert_eq!(f.block_undo(b, Some(i as u32)).unwrap(), undos[i]);
             let mut enc = Vec::new();
@@ -468,7 +472,7 @@ fn rev_records_round_trip_obfuscated() {
         // A record checked against the wrong parent.
         let e = f.decode(2, &[0; 32]).unwrap_err();
         assert!(matches!(e.kind(), UndoErrorKind::ChecksumMismatch { .. }), "{e}");
-        assert_eq!(e.offset(), Some(f.records[2].undo_pos() + f.records[2].undo.len() as u64));
+        assert_eq!(e.offset(), Some(f.records[2].undo_pos() + f.records[2].undo().len() as u64));
         assert!(e.to_string().starts_with("rev00000.dat: byte "), "{e}");
         // A block with no record.
         let lone = block(&[1], [0x99; 32]);
@@ -507,7 +511,7 @@ fn damaged_rev_files_are_rejected_with_offsets() {
     assert_eq!(*e.kind(), UndoErrorKind::Truncated { needed: 8, remaining: 6 });
     // A size field one longer than the CBlockUndo, with a checksum over the longer bytes.
     let u = &f.records[0];
-    let mut longer = u.undo.clone();
+    let mut longer = u.undo().to_vec();
     longer.push(0);
     let prev = blocks[0].header.prev_block;
     let mut rec = [&MAGIC[..], &(longer.len() as u32).to_le_bytes()].concat();
@@ -516,7 +520,7 @@ fn damaged_rev_files_are_rejected_with_offsets() {
     let g = RevFile::parse(&rec, MAGIC, &XorKey::ZERO, Some("r")).unwrap();
     let e = g.decode(0, &prev).unwrap_err();
     assert_eq!(*e.kind(), UndoErrorKind::SizeMismatch { size: longer.len() as u32, unused: 1 });
-    assert_eq!(e.offset(), Some(8 + u.undo.len() as u64));
+    assert_eq!(e.offset(), Some(8 + u.undo().len() as u64));
     // Undo data that does not decode: the error offset is the file offset of the bad field.
     let mut junk = [&MAGIC[..], &3u32.to_le_bytes(), &[1, 1, 0x80]].concat();
     junk.extend_from_slice(&undo_checksum(&prev, &[1, 1, 0x80]));

@@ -206,7 +206,7 @@ impl Bundle {
         let size: usize = self
             .blocks
             .iter()
-            .map(|b| b.raw.len() + 64 + b.undo.records.iter().map(|u| u.undo.len() + 50).sum::<usize>())
+            .map(|b| b.raw.len() + 64 + b.undo.records.iter().map(|u| u.undo().len() + 50).sum::<usize>())
             .sum();
         let mut out = Vec::with_capacity(32 + size);
         out.extend_from_slice(BUNDLE_MAGIC);
@@ -221,8 +221,8 @@ impl Bundle {
             for u in &b.undo.records {
                 out.extend_from_slice(&u.offset.to_le_bytes());
                 out.extend_from_slice(&u.checksum);
-                write_compact_size(&mut out, u.undo.len() as u64);
-                out.extend_from_slice(&u.undo);
+                write_compact_size(&mut out, u.undo().len() as u64);
+                out.extend_from_slice(u.undo());
             }
         }
         out
@@ -245,7 +245,7 @@ impl Bundle {
                 let offset = r.u64().map_err(&e)?;
                 let checksum = r.array().map_err(&e)?;
                 let bytes = r.var_bytes().map_err(&e)?.to_vec();
-                undo.push(RevRecord { offset, undo: bytes, checksum });
+                undo.push(RevRecord::new(offset, bytes, checksum));
             }
             blocks.push(BundledBlock { raw, undo: RevFile { name: Some(rev_name), records: undo } });
         }
