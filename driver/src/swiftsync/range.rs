@@ -83,6 +83,18 @@ pub struct SetPart {
     pub muhash: MuHash3072,
 }
 
+/// A transaction of a block where BIP30 applies, as a range reports it for the duplicate
+/// check: its txid's first eight bytes ([`txid_prefix`]), its block's height and its index in
+/// the block. Sixteen bytes instead of the 40 of the whole txid: the merge compares whole
+/// txids only where two prefixes are equal, reading those transactions again
+/// ([`super::run`]).
+pub type Bip30Tx = (u64, u32, u32);
+
+/// The first eight bytes of `txid`, as a little-endian number.
+pub fn txid_prefix(txid: &[u8; 32]) -> u64 {
+    u64::from_le_bytes(txid[..8].try_into().expect("8 bytes"))
+}
+
 /// What one range gave.
 #[derive(Debug)]
 pub struct RangeResult {
@@ -92,8 +104,8 @@ pub struct RangeResult {
     pub aggregate: Aggregate,
     /// Its outputs hinted unspent at the terminal height.
     pub set: SetPart,
-    /// `(txid, height, tx index)` of the transactions of its blocks where BIP30 applies.
-    pub bip30: Vec<([u8; 32], u32, usize)>,
+    /// The transactions of its blocks where BIP30 applies ([`Bip30Tx`]).
+    pub bip30: Vec<Bip30Tx>,
     /// The first block that failed a check, if one did.
     pub invalid: Option<BlockError>,
     /// The first block whose data did not fit, if one did (the range stops there).
@@ -249,7 +261,7 @@ fn block(
     }
     hints.check_outputs(counted).map_err(|e| Stop::Mismatch(format!("hints: {e}")))?;
     if s.headers.enforces_bip30(height) {
-        r.bip30.extend(txids.iter().enumerate().map(|(t, id)| (*id, height, t)));
+        r.bip30.extend(txids.iter().enumerate().map(|(t, id)| (txid_prefix(id), height, t as u32)));
     }
     Ok(())
 }

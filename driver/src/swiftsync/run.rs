@@ -2,7 +2,7 @@
 //! A SwiftSync run: the header pass, the ranges on the workers, the merge and the verdict.
 
 use super::plan::SwiftPlan;
-use super::range::{run_range, Blocks, RangeResult, SetPart, Shared};
+use super::range::{run_range, Bip30Tx, Blocks, RangeResult, SetPart, Shared};
 use super::wire::Bundle;
 use crate::metrics::{resources, Resources};
 use crate::replay::{summary_json, Failure};
@@ -10,7 +10,7 @@ use crate::report::Packet;
 use crate::source::display_name;
 use fullverify::chain::Network;
 use fullverify::chainstate::StateSummary;
-use fullverify::encode::display_hex;
+use fullverify::encode::{display_hex, Block};
 use fullverify::muhash::MuHash3072;
 use fullverify::swiftsync::{Aggregate, HintsFile, Salt};
 use fullverify::validation::{BlockError, CheckOptions, SigMode};
@@ -404,7 +404,7 @@ impl SwiftOutcome {
         let mut mismatch: Option<(u32, String)> = None;
         let mut source: Option<String> = None;
         let mut set = SetPart { count: 0, total: 0, muhash: MuHash3072::new() };
-        let mut bip30: Vec<([u8; 32], u32, usize)> = Vec::new();
+        let mut bip30: Vec<Bip30Tx> = Vec::new();
         let mut covered = 0u32;
         for (taken, r) in &mut results {
             if r.heights.0 > covered {
@@ -451,20 +451,32 @@ impl SwiftOutcome {
         }
         // BIP30 without a UTXO set: a txid seen again where BIP30 applies is refused (stricter
         // than Core, which allows it when every output of the earlier one was spent by then).
-        bip30.sort_unstable();
-        for w in bip30.windows(2) {
-            if w[0].0 == w[1].0 {
-                let (txid, height, t) = w[1];
+        let mut open = None;
+        let txid_at = |height: u32, t: u32| -> Result<[u8; 32], String> {
+            let raw = chain.read_at(&mut open, height).map_err(|e| e.to_string())?;
+            let block = Block::from_bytes(&raw).map_err(|e| format!("block {height}: {e}"))?;
+            block
+                .txdata
+                .get(t as usize)
+                .map(|tx| tx.txid())
+                .ok_or_else(|| format!("block {height}: no tx {t}"))
+        };
+        match repeated_txid(&mut bip30, txid_at) {
+            Ok(Some((height, t, txid))) => {
                 let later = BlockError {
                     reason: "bad-txns-BIP30".into(),
                     hash: chain.blocks[height as usize].hash,
                     height,
-                    tx: Some((t, txid)),
+                    tx: Some((t as usize, txid)),
                     input: None,
                 };
                 if invalid.as_ref().is_none_or(|i| later.height < i.height) {
                     invalid = Some(later);
                 }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                source.get_or_insert(format!("BIP30 check: {e}"));
             }
         }
         self.phases.merge = t.elapsed();
@@ -499,5 +511,93 @@ impl SwiftOutcome {
             muhash: Some(hex::encode(digest)),
         });
         self.phases.muhash = t.elapsed();
+    }
+}
+
+/// The lowest `(height, tx index, txid)` of a transaction of `txs` whose txid an earlier one of
+/// `txs` has (by height, then index), if any. `txs` carry txid prefixes ([`Bip30Tx`]): they are
+/// sorted by them, and only transactions whose prefix another shares have their whole txid
+/// read, by `txid_at(height, tx index)`.
+fn repeated_txid(
+    txs: &mut [Bip30Tx],
+    mut txid_at: impl FnMut(u32, u32) -> Result<[u8; 32], String>,
+) -> Result<Option<(u32, u32, [u8; 32])>, String> {
+    txs.sort_unstable();
+    let mut first: Option<(u32, u32, [u8; 32])> = None;
+    for group in txs.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        let mut whole =
+            group.iter().map(|&(_, h, t)| Ok((txid_at(h, t)?, h, t))).collect::<Result<Vec<_>, String>>()?;
+        whole.sort_unstable();
+        for w in whole.windows(2) {
+            let (txid, h, t) = w[1];
+            if w[0].0 == txid && first.is_none_or(|(fh, ft, _)| (h, t) < (fh, ft)) {
+                first = Some((h, t, txid));
+            }
+        }
+    }
+    Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repeated_txid;
+    use std::collections::HashMap;
+
+    /// A transaction: its height, its index, its txid.
+    type Tx = (u32, u32, [u8; 32]);
+
+    /// [`repeated_txid`] of transactions as ranges report them, with a reader of their txids
+    /// that counts its reads.
+    fn check(txs: &[Tx]) -> (Result<Option<Tx>, String>, usize) {
+        let whole: HashMap<(u32, u32), [u8; 32]> = txs.iter().map(|&(h, t, id)| ((h, t), id)).collect();
+        let mut prefixes: Vec<_> =
+            txs.iter().map(|&(h, t, id)| (super::super::range::txid_prefix(&id), h, t)).collect();
+        let mut reads = 0;
+        let r = repeated_txid(&mut prefixes, |h, t| {
+            reads += 1;
+            whole.get(&(h, t)).copied().ok_or_else(|| format!("no tx {h}/{t}"))
+        });
+        (r, reads)
+    }
+
+    fn txid(prefix: u64, rest: u8) -> [u8; 32] {
+        let mut id = [rest; 32];
+        id[..8].copy_from_slice(&prefix.to_le_bytes());
+        id
+    }
+
+    #[test]
+    fn a_repeated_txid_is_found_and_shared_prefixes_alone_are_not_one() {
+        // Distinct prefixes: nothing read again, nothing found.
+        let distinct: Vec<_> = (0..50u32).map(|k| (k / 5, k % 5, txid(u64::from(k) * 7919, 1))).collect();
+        assert_eq!(check(&distinct), (Ok(None), 0));
+        // Two txids with one prefix but not the same: both read, no duplicate.
+        let mut near = distinct.clone();
+        near.push((20, 0, txid(7919 * 3, 2)));
+        assert_eq!(check(&near), (Ok(None), 2));
+        // The same txid twice: the later one, whatever order the ranges reported them in.
+        let mut twice = near.clone();
+        twice.push((30, 4, txid(7919 * 3, 2)));
+        twice.reverse();
+        assert_eq!(check(&twice), (Ok(Some((30, 4, txid(7919 * 3, 2)))), 3));
+        // Three times, and a second repeated txid at a lower height: the lowest repeat wins.
+        let mut more = twice.clone();
+        more.push((40, 1, txid(7919 * 3, 2)));
+        more.push((25, 2, txid(7919 * 9, 1)));
+        assert_eq!(check(&more).0, Ok(Some((25, 2, txid(7919 * 9, 1)))));
+        // At one height, the later index.
+        let same_block = vec![(5, 3, txid(1, 1)), (5, 1, txid(1, 1))];
+        assert_eq!(check(&same_block).0, Ok(Some((5, 3, txid(1, 1)))));
+    }
+
+    #[test]
+    fn a_transaction_that_cannot_be_read_again_is_an_error_not_a_verdict() {
+        let mut txs = vec![(txid_prefix_of(9), 1, 0), (txid_prefix_of(9), 2, 0)];
+        let r = repeated_txid(&mut txs, |h, _| if h == 2 { Err("unreadable".into()) } else { Ok([9; 32]) });
+        assert_eq!(r, Err("unreadable".to_string()));
+    }
+
+    fn txid_prefix_of(b: u8) -> u64 {
+        super::super::range::txid_prefix(&[b; 32])
     }
 }

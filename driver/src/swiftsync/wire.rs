@@ -4,9 +4,9 @@
 //! range's blocks with their candidate undo records ([`Bundle`]).
 //!
 //! ```text
-//! result  = "FVSSPART" ‖ u8 version (1) ‖ u32 first ‖ u32 last ‖ aggregate[32] (big-endian)
+//! result  = "FVSSPART" ‖ u8 version (2) ‖ u32 first ‖ u32 last ‖ aggregate[32] (big-endian)
 //!           ‖ u64 set count ‖ i64 set total ‖ MuHash3072 state[768]
-//!           ‖ CompactSize n ‖ (txid[32] ‖ u32 height ‖ u32 tx)…           BIP30 txids
+//!           ‖ CompactSize n ‖ (u64 txid prefix ‖ u32 height ‖ u32 tx)…    BIP30 transactions
 //!           ‖ opt error ‖ opt (u32 height ‖ str) ‖ opt str                   invalid, mismatch, source
 //!           ‖ u64 blocks ‖ u64 txs ‖ u64 inputs ‖ u64 block bytes ‖ u64 undo bytes ‖ u64 wall ns
 //! error   = str reason ‖ hash[32] ‖ u32 height ‖ opt (u32 tx ‖ txid[32]) ‖ opt u32 input
@@ -29,7 +29,9 @@ use std::time::Duration;
 
 const RESULT_MAGIC: &[u8; 8] = b"FVSSPART";
 const BUNDLE_MAGIC: &[u8; 8] = b"FVSSBNDL";
-const VERSION: u8 = 1;
+/// The result format's version: 2 since BIP30 transactions travel as txid prefixes.
+const RESULT_VERSION: u8 = 2;
+const BUNDLE_VERSION: u8 = 1;
 
 /// A decoding error of `what` as a message.
 pub(crate) fn wire_err(what: &'static str) -> impl Fn(DecodeError) -> String {
@@ -109,9 +111,9 @@ fn take_error(r: &mut Reader<'_>) -> Result<BlockError, String> {
 impl RangeResult {
     /// The result as bytes (the salt stays behind).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(900 + 40 * self.bip30.len());
+        let mut out = Vec::with_capacity(900 + 16 * self.bip30.len());
         out.extend_from_slice(RESULT_MAGIC);
-        out.push(VERSION);
+        out.push(RESULT_VERSION);
         out.extend_from_slice(&self.heights.0.to_le_bytes());
         out.extend_from_slice(&self.heights.1.to_le_bytes());
         out.extend_from_slice(&self.aggregate.value());
@@ -119,10 +121,10 @@ impl RangeResult {
         out.extend_from_slice(&self.set.total.to_le_bytes());
         out.extend_from_slice(&self.set.muhash.serialize());
         write_compact_size(&mut out, self.bip30.len() as u64);
-        for (txid, height, t) in &self.bip30 {
-            out.extend_from_slice(txid);
+        for (prefix, height, t) in &self.bip30 {
+            out.extend_from_slice(&prefix.to_le_bytes());
             out.extend_from_slice(&height.to_le_bytes());
-            out.extend_from_slice(&(*t as u32).to_le_bytes());
+            out.extend_from_slice(&t.to_le_bytes());
         }
         put_opt(&mut out, self.invalid.as_ref(), put_error);
         put_opt(&mut out, self.mismatch.as_ref(), |o, m| {
@@ -141,7 +143,7 @@ impl RangeResult {
     pub fn from_bytes(bytes: &[u8], salt: &Salt) -> Result<RangeResult, String> {
         let mut r = Reader::new(bytes);
         let e = wire_err("range result");
-        take_magic(&mut r, RESULT_MAGIC, VERSION, "range result")?;
+        take_magic(&mut r, RESULT_MAGIC, RESULT_VERSION, "range result")?;
         let heights = (r.u32().map_err(&e)?, r.u32().map_err(&e)?);
         let mut aggregate = Aggregate::new(salt.clone());
         aggregate.add_hash(&r.array().map_err(&e)?);
@@ -149,9 +151,9 @@ impl RangeResult {
         let total = r.i64().map_err(&e)?;
         let muhash = MuHash3072::deserialize(&r.array().map_err(&e)?);
         let n = r.compact_size().map_err(&e)? as usize;
-        let mut bip30 = Vec::with_capacity(n.min(r.remaining() / 40));
+        let mut bip30 = Vec::with_capacity(n.min(r.remaining() / 16));
         for _ in 0..n {
-            bip30.push((r.array().map_err(&e)?, r.u32().map_err(&e)?, r.u32().map_err(&e)? as usize));
+            bip30.push((r.u64().map_err(&e)?, r.u32().map_err(&e)?, r.u32().map_err(&e)?));
         }
         let invalid = take_opt(&mut r, "range result", take_error)?;
         let mismatch = take_opt(&mut r, "range result", |r| {
@@ -210,7 +212,7 @@ impl Bundle {
             .sum();
         let mut out = Vec::with_capacity(32 + size);
         out.extend_from_slice(BUNDLE_MAGIC);
-        out.push(VERSION);
+        out.push(BUNDLE_VERSION);
         out.extend_from_slice(&self.first.to_le_bytes());
         write_compact_size(&mut out, self.blocks.len() as u64);
         for b in &self.blocks {
@@ -232,7 +234,7 @@ impl Bundle {
     pub fn from_bytes(bytes: &[u8]) -> Result<Bundle, String> {
         let mut r = Reader::new(bytes);
         let e = wire_err("bundle");
-        take_magic(&mut r, BUNDLE_MAGIC, VERSION, "bundle")?;
+        take_magic(&mut r, BUNDLE_MAGIC, BUNDLE_VERSION, "bundle")?;
         let first = r.u32().map_err(&e)?;
         let n = r.compact_size().map_err(&e)? as usize;
         let mut blocks = Vec::with_capacity(n.min(r.remaining() / 80));
