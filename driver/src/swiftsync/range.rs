@@ -87,7 +87,7 @@ pub struct SetPart {
 /// check: its txid's first eight bytes ([`txid_prefix`]), its block's height and its index in
 /// the block. Sixteen bytes instead of the 40 of the whole txid: the merge compares whole
 /// txids only where two prefixes are equal, reading those transactions again
-/// ([`super::run`]).
+/// ([`SwiftOutcome::merge`](super::SwiftOutcome::merge)).
 pub type Bip30Tx = (u64, u32, u32);
 
 /// The first eight bytes of `txid`, as a little-endian number.

@@ -167,7 +167,8 @@ pub fn ensure_spec(
 }
 
 /// [`generate_to_dir`] into a temporary sibling of `dir`, renamed to `dir` (replacing what was
-/// there) once complete: an interrupted run leaves `dir` as it was.
+/// there) once complete: a failed or interrupted run leaves `dir` as it was (a failed one
+/// removes its temporary folder).
 pub fn generate_replacing(
     spec: &Spec,
     threads: usize,
@@ -177,7 +178,9 @@ pub fn generate_replacing(
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| spec.id());
     let tmp = dir.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let m = generate_to_dir(spec, threads, observer, &tmp)?;
+    let m = generate_to_dir(spec, threads, observer, &tmp).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&tmp);
+    })?;
     let _ = std::fs::remove_dir_all(dir);
     std::fs::rename(&tmp, dir)?;
     Ok(m)
