@@ -17,6 +17,7 @@
 use fullverify::swiftsync::Salt;
 use fullverify::validation::BlockError;
 use fullverify_driver::swiftsync::{Bundle, RangeResult, SetPart, SwiftPlan};
+use fuzz_support::Cut;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -49,27 +50,21 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-/// Takes `N` bytes from the front of `b` (zeros past its end).
-fn take<const N: usize>(b: &mut &[u8]) -> [u8; N] {
-    let mut out = [0u8; N];
-    let n = N.min(b.len());
-    out[..n].copy_from_slice(&b[..n]);
-    *b = &b[n..];
-    out
-}
-
-fn built_result(mut b: &[u8], salt: &Salt) {
-    let first = u32::from_le_bytes(take(&mut b));
-    let last = u32::from_le_bytes(take(&mut b));
-    let flags = take::<1>(&mut b)[0];
-    let count = u64::from_le_bytes(take(&mut b));
-    let total = i64::from_le_bytes(take(&mut b));
-    let hash: [u8; 32] = take(&mut b);
-    let n = usize::from(take::<1>(&mut b)[0]);
+fn built_result(b: &[u8], salt: &Salt) {
+    let mut c = Cut::new(b);
+    let first = u32::from_le_bytes(c.array());
+    let last = u32::from_le_bytes(c.array());
+    let flags = c.byte();
+    let count = u64::from_le_bytes(c.array());
+    let total = i64::from_le_bytes(c.array());
+    let hash: [u8; 32] = c.array();
+    let n = usize::from(c.byte());
     let bip30: Vec<(u64, u32, u32)> = (0..n)
-        .map(|_| (u64::from_le_bytes(take(&mut b)), u32::from_le_bytes(take(&mut b)), u32::from_le_bytes(take(&mut b))))
+        .map(|_| {
+            (u64::from_le_bytes(c.array()), u32::from_le_bytes(c.array()), u32::from_le_bytes(c.array()))
+        })
         .collect();
-    let text = String::from_utf8_lossy(&take::<24>(&mut b)).into_owned();
+    let text = String::from_utf8_lossy(&c.array::<24>()).into_owned();
     let mut aggregate = fullverify::swiftsync::Aggregate::new(salt.clone());
     aggregate.add_hash(&hash);
     let invalid = (flags & 1 == 1).then(|| BlockError {
