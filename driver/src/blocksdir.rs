@@ -93,7 +93,7 @@ impl BlocksWriter {
         Ok(BlocksWriter {
             dir: dir.to_path_buf(),
             magic,
-            key: key.unwrap_or(XorKey([0; 8])),
+            key: key.unwrap_or(XorKey::ZERO),
             max_file,
             file_no: 0,
             blk,

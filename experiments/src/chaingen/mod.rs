@@ -87,6 +87,6 @@ pub use hints::{CollectUnspent, HintsOf};
 pub use manifest::{recount, AgeBand, Counts, Era, ExpectedState, Growth, Manifest, Stress, FORMAT_VERSION};
 pub use profile::{Kind, Profile, Spec, DEFAULT_UTXOS, ERAS, MIN_UTXOS};
 pub use write::{
-    cache_dir, ensure_corpus, ensure_spec, for_each_block, generate_replacing, generate_to_dir,
-    rev_file_name, spec_dir, write_corpus,
+    cache_dir, ensure_corpus, ensure_spec, for_each_block, generate_replacing, generate_to_dir, spec_dir,
+    write_corpus,
 };

@@ -18,7 +18,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-pub use fullverify_driver::blocksdir::rev_file_name;
+use fullverify_driver::blocksdir::rev_file_name;
 
 /// A corpus being written: its blocks and undo records through the driver's
 /// [`BlocksWriter`] (Core's file split and record framing), without `xor.dat`.
