@@ -36,6 +36,10 @@ const KEYSPACE_FOLDERS: [&str; 2] = ["partitions", "journals"];
 const CREATING: &str = ".creating";
 /// The block cache of [`DiskStore::open`]: the largest Core gives its coins database.
 const DEFAULT_CACHE_BYTES: u64 = 8 << 20;
+
+/// The key of the tombstones [`DiskStore::write_out_recovered`] writes to wake fjall's flush
+/// thread (in the `meta` partition, whose only other key is `best`).
+const WAKE_KEY: &[u8] = b"wake";
 /// The heap fjall's block cache holds per byte of its capacity, and beside it. The cache weighs
 /// a table block by its uncompressed length but keeps it decoded, each key and value an
 /// allocation of its own, with a table sized for a million entries: filled by random reads
@@ -84,7 +88,7 @@ impl DiskStore {
             // into place (the marker moves last).
             std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
-        let keyspace = open_keyspace(fjall::Config::new(dir).cache_size(cache_bytes), nice)?;
+        let keyspace = open_keyspace(keyspace_config(dir, cache_bytes), nice)?;
         DiskStore::with_partitions(keyspace, coins_options(L0_TABLES, TABLE_BYTES))
     }
 
@@ -119,7 +123,49 @@ impl DiskStore {
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(DiskStore { keyspace, coins, headers, meta, txids })
+        let store = DiskStore { keyspace, coins, headers, meta, txids };
+        store.write_out_recovered()?;
+        Ok(store)
+    }
+
+    /// Writes to tables every memtable fjall recovered from the journals when it opened the
+    /// keyspace, and waits for them.
+    ///
+    /// The store never seals the headers' and best-block record's memtables, so their journals
+    /// pile up, and a keyspace opened after a process ended without closing it (killed, or a
+    /// replay that exits with its store left open) recovers a memtable of each per journal, and
+    /// the coins' that had not been written. fjall queues them all but wakes its flush thread
+    /// only once per partition, and each wake writes [`FLUSH_TASKS_PER_WAKE`] of them: the rest
+    /// stayed queued ahead of the coins' next memtable, and the first write-out, which waits
+    /// for that one ([`DiskStore::seal_coins_table`]), waited for ever (a replay resumed at
+    /// height 9,000 of the 20-million-coin corpus hung there). Each wake given here (a
+    /// tombstone of a key no one reads, sealed in the record's memtable) queues one memtable and
+    /// writes up to [`FLUSH_TASKS_PER_WAKE`], so the backlog shrinks to nothing.
+    fn write_out_recovered(&self) -> Result<(), StoreError> {
+        use fjall::AbstractTree;
+        let sealed = || {
+            [&self.coins, &self.headers, &self.meta]
+                .iter()
+                .map(|p| p.tree.sealed_memtable_count())
+                .sum::<usize>()
+        };
+        let mut pause = std::time::Duration::from_micros(100);
+        let mut last = usize::MAX;
+        loop {
+            let now = sealed();
+            if now == 0 {
+                return Ok(());
+            }
+            if now >= last {
+                self.meta.remove(WAKE_KEY).map_err(se)?;
+                self.meta.rotate_memtable().map_err(se)?;
+            }
+            last = now;
+            // Fails once the keyspace is poisoned (a flush thread that failed).
+            self.keyspace.persist(fjall::PersistMode::Buffer).map_err(se)?;
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(10));
+        }
     }
 
     /// Writes the coins' memtables to tables once they hold [`WRITE_OUT_BYTES`] or more, and
@@ -157,6 +203,12 @@ impl DiskStore {
             pause = (pause * 2).min(std::time::Duration::from_millis(10));
         }
         Ok(())
+    }
+
+    /// Syncs everything written to disk, journals included (tests).
+    #[cfg(test)]
+    pub(crate) fn sync_all(&self) {
+        self.keyspace.persist(fjall::PersistMode::SyncAll).expect("sync");
     }
 
     /// Bytes held by the coins partition's active memtable (tests).
@@ -222,6 +274,18 @@ fn sync_dir(dir: &std::path::Path) -> Result<(), StoreError> {
     std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))
 }
 
+/// How many of the queued memtables fjall's flush thread writes each time it is woken (its
+/// "flush workers" count; the number of CPUs up to 4 by default). The thread is woken once per
+/// memtable sealed, so with one a backlog never shrinks; each write also wakes the compaction
+/// thread this many times, so it is not set without bound.
+const FLUSH_TASKS_PER_WAKE: usize = 8;
+
+/// How a store's keyspace is configured: a block cache of `cache_bytes`, and
+/// [`FLUSH_TASKS_PER_WAKE`].
+fn keyspace_config(dir: &std::path::Path, cache_bytes: u64) -> fjall::Config {
+    fjall::Config::new(dir).cache_size(cache_bytes).flush_workers(FLUSH_TASKS_PER_WAKE)
+}
+
 /// Opens `config`'s keyspace. With `nice` above 0 on Linux it is opened from a thread of its
 /// own whose priority is lowered first: the threads fjall starts there inherit it (a thread's
 /// priority cannot be raised back without privilege, so the caller's own is left alone).
@@ -278,7 +342,7 @@ fn create(
     }
     fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
-    let keyspace = open_keyspace(fjall::Config::new(dir).cache_size(cache_bytes), nice)?;
+    let keyspace = open_keyspace(keyspace_config(dir, cache_bytes), nice)?;
     let store = DiskStore::with_partitions(keyspace, coins)?;
     store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
     sync_dir(dir)?;

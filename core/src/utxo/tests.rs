@@ -250,6 +250,67 @@ fn disk_store_compaction_keeps_every_coin() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A store reopened with many of fjall's sealed memtables to recover (journals of the headers
+/// and best-block record, which are never written out to tables, and coins written just before
+/// the process ended) still writes a commit's coins out: every recovered memtable is flushed,
+/// and the next write-out does not wait behind them for ever. A child process (this test run
+/// again) writes the store, one journal per seal, syncs it and exits without closing it, as a
+/// process killed there would.
+#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
+#[test]
+fn disk_store_reopened_with_many_sealed_journals_writes_out() {
+    const CHILD: &str = "FULLVERIFY_TEST_SEALED_JOURNALS_DIR";
+    const JOURNALS: u32 = 24;
+    fn op(i: u32) -> OutPoint {
+        OutPoint { txid: spread_txid(i), vout: 0 }
+    }
+    fn commit(s: &DiskStore, range: std::ops::Range<u32>) {
+        let c = coin(3);
+        let header = (range.start / 100, [7; 40]);
+        let mut coins: Vec<(OutPoint, Option<&Coin>)> = range.map(|i| (op(i), Some(&c))).collect();
+        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+        s.commit(FlushBatch { coins, headers: vec![header], meta: Some(meta()) }).unwrap();
+    }
+    if let Some(dir) = std::env::var_os(CHILD) {
+        let s = DiskStore::open(std::path::Path::new(&dir)).unwrap();
+        for k in 0..JOURNALS {
+            commit(&s, k * 100..(k + 1) * 100);
+            s.seal_coins_table().unwrap();
+        }
+        // Coins in the active memtable too; everything synced; no close.
+        commit(&s, JOURNALS * 100..JOURNALS * 100 + 100);
+        s.sync_all();
+        std::process::exit(0);
+    }
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-sealed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "utxo::tests::disk_store_reopened_with_many_sealed_journals_writes_out"])
+        .env(CHILD, &dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the writing process failed: {status}");
+    let journals = std::fs::read_dir(dir.join("journals")).unwrap().count();
+    assert!(journals > JOURNALS as usize / 2, "only {journals} journals left to recover");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reopened = dir.clone();
+    std::thread::spawn(move || {
+        let s = DiskStore::open(&reopened).unwrap();
+        commit(&s, 10_000..10_100);
+        s.seal_coins_table().unwrap();
+        tx.send(s).unwrap();
+    });
+    let s = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the write-out after reopening did not finish within a minute");
+    for i in (0..JOURNALS * 100 + 100).chain(10_000..10_100) {
+        assert_eq!(s.get(&op(i)).unwrap(), Some(coin(3)), "coin {i}");
+    }
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A commit leaves at most [`WRITE_OUT_BYTES`] of coins in fjall's memtables: a large one is
 /// written to a table before `commit` returns, small ones collect until they pass the threshold
 /// and are then written together; every coin stays readable, before and after reopening.
