@@ -130,8 +130,9 @@ pub struct Cli {
 
     /// How signatures are checked: `inline` (each when its script reaches it), `many` (each
     /// block's ECDSA and BIP340 checks outside CHECKMULTISIG recorded while its scripts run,
-    /// then verified eight at a time with verify_many on the ifma and avx2 backends; inputs with a failed
-    /// check are run again exactly). Default: `many` on the ifma backend, `inline` otherwise.
+    /// then verified eight at a time with verify_many on the ifma and avx2 backends; inputs with
+    /// a failed check are run again exactly). Default: `many` on the ifma and avx2 backends,
+    /// `inline` otherwise.
     /// Verdicts and reported failures are the same in every mode.
     #[arg(long, value_name = "inline|many", value_parser = parse_sig_checks)]
     pub sig_checks: Option<SigMode>,
