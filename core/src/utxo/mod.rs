@@ -26,6 +26,8 @@ mod cache;
 mod coin;
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 mod disk;
+#[cfg(all(test, feature = "store", not(target_arch = "wasm32")))]
+mod disk_tests;
 mod outpoint_hash;
 mod set_hash;
 mod store;
