@@ -149,23 +149,34 @@ impl DiskStore {
                 .map(|p| p.tree.sealed_memtable_count())
                 .sum::<usize>()
         };
-        let mut pause = std::time::Duration::from_micros(100);
         let mut last = usize::MAX;
-        loop {
+        self.wait_for_flush_thread(|| {
             let now = sealed();
-            if now == 0 {
-                return Ok(());
-            }
-            if now >= last {
+            if now > 0 && now >= last {
                 self.meta.remove(WAKE_KEY).map_err(se)?;
                 self.meta.rotate_memtable().map_err(se)?;
             }
             last = now;
-            // Fails once the keyspace is poisoned (a flush thread that failed).
+            Ok(now > 0)
+        })
+    }
+
+    /// Waits, with a pause doubling from 100 µs to 10 ms between looks, until `work_left` says
+    /// the flush thread has nothing more to write; `work_left` may wake the thread as it looks.
+    /// A flush thread that failed poisons the keyspace, and the next look returns its error
+    /// instead of waiting for a table that never comes.
+    fn wait_for_flush_thread(
+        &self,
+        mut work_left: impl FnMut() -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut pause = std::time::Duration::from_micros(100);
+        while work_left()? {
+            // Writes nothing after a synced commit; fails once the keyspace is poisoned.
             self.keyspace.persist(fjall::PersistMode::Buffer).map_err(se)?;
             std::thread::sleep(pause);
             pause = (pause * 2).min(std::time::Duration::from_millis(10));
         }
+        Ok(())
     }
 
     /// Writes the coins' memtables to tables once they hold [`WRITE_OUT_BYTES`] or more, and
@@ -195,14 +206,7 @@ impl DiskStore {
         use fjall::AbstractTree;
         let tree = &self.coins.tree;
         self.coins.rotate_memtable().map_err(se)?;
-        let mut pause = std::time::Duration::from_micros(100);
-        while tree.sealed_memtable_count() > 0 {
-            // Writes nothing after a synced commit; fails once the keyspace is poisoned.
-            self.keyspace.persist(fjall::PersistMode::Buffer).map_err(se)?;
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_millis(10));
-        }
-        Ok(())
+        self.wait_for_flush_thread(|| Ok(tree.sealed_memtable_count() > 0))
     }
 
     /// Syncs everything written to disk, journals included (tests).

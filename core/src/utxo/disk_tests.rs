@@ -6,6 +6,17 @@ use super::tests::{coin, meta, spread_txid};
 use super::*;
 use crate::encode::{OutPoint, TxOut};
 
+/// Commits `coins`, put in the key order the store expects, with `headers` and the tests'
+/// best-block record.
+fn commit_sorted(
+    s: &DiskStore,
+    mut coins: Vec<(OutPoint, Option<&Coin>)>,
+    headers: Vec<(u32, [u8; 40])>,
+) -> Result<(), StoreError> {
+    coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+    s.commit(FlushBatch { coins, headers, meta: Some(meta()) })
+}
+
 #[test]
 fn disk_store_commit_is_visible_after_reopen() {
     let dir = std::env::temp_dir().join(format!("fullverify-utxo-{}", std::process::id()));
@@ -44,11 +55,10 @@ fn disk_store_txid_filter_hides_no_coin() {
     {
         let s = DiskStore::open(&dir).unwrap();
         let c = &c;
-        let mut coins: Vec<(OutPoint, Option<&Coin>)> = (0..n)
+        let coins: Vec<(OutPoint, Option<&Coin>)> = (0..n)
             .flat_map(|i| (0..3).map(move |v| (OutPoint { txid: txid(i), vout: v }, Some(c))))
             .collect();
-        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-        s.commit(FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
+        commit_sorted(&s, coins, vec![]).unwrap();
         // A transaction first seen by the filter in a batch that deletes its output 0 (listed
         // first) and adds output 1.
         let x = [0xab; 32];
@@ -108,8 +118,7 @@ fn disk_store_compaction_keeps_every_coin() {
             if k > 0 {
                 batch.extend(((k - 1) * PER..k * PER).filter(|&i| spent(i)).map(|i| (op(i), None)));
             }
-            batch.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-            s.commit(FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) }).unwrap();
+            commit_sorted(&s, batch, vec![]).unwrap();
             s.seal_coins_table().unwrap();
         }
         let waited = std::time::Instant::now();
@@ -144,9 +153,7 @@ fn disk_store_reopened_with_many_sealed_journals_writes_out() {
     fn commit(s: &DiskStore, range: std::ops::Range<u32>) {
         let c = coin(3);
         let header = (range.start / 100, [7; 40]);
-        let mut coins: Vec<(OutPoint, Option<&Coin>)> = range.map(|i| (op(i), Some(&c))).collect();
-        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-        s.commit(FlushBatch { coins, headers: vec![header], meta: Some(meta()) }).unwrap();
+        commit_sorted(s, range.map(|i| (op(i), Some(&c))).collect(), vec![header]).unwrap();
     }
     if let Some(dir) = std::env::var_os(CHILD) {
         let s = DiskStore::open(std::path::Path::new(&dir)).unwrap();
@@ -203,9 +210,7 @@ fn disk_store_commit_writes_its_coins_out_of_memory() {
     let mut c = coin(0);
     c.out.script_pubkey = vec![0x51; 25];
     let commit = |s: &DiskStore, range: std::ops::Range<u32>| {
-        let mut coins: Vec<(OutPoint, Option<&Coin>)> = range.map(|i| (op(i), Some(&c))).collect();
-        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-        s.commit(FlushBatch { coins, headers: vec![], meta: Some(meta()) }).unwrap();
+        commit_sorted(s, range.map(|i| (op(i), Some(&c))).collect(), vec![]).unwrap();
     };
     const SMALL: u32 = 1_000;
     const LARGE: u32 = 200_000;
@@ -282,11 +287,9 @@ fn disk_store_commit_reports_a_failed_write_out() {
     let (tx, rx) = std::sync::mpsc::channel();
     let store_dir = dir.join("state");
     std::thread::spawn(move || {
-        let mut batch: Vec<(OutPoint, Option<&Coin>)> =
-            coins.iter().zip(0..).map(|(c, i)| (op(i), Some(c))).collect();
-        batch.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+        let batch = coins.iter().zip(0..).map(|(c, i)| (op(i), Some(c))).collect();
         let s = DiskStore::open(&store_dir).unwrap();
-        let r = s.commit(FlushBatch { coins: batch, headers: vec![], meta: Some(meta()) });
+        let r = commit_sorted(&s, batch, vec![]);
         let _ = tx.send(r.map_err(|e| e.to_string()));
         // The store is left open: its threads stop with the process.
         std::mem::forget(s);
