@@ -130,12 +130,17 @@ impl TxidFilter {
                     return Ok(count);
                 }
                 let mut last = None;
-                part(i, &mut |txid| {
+                let filled = part(i, &mut |txid| {
                     if last.replace(*txid) != Some(*txid) {
                         stage.insert(stage_hash(txid_hash(txid), k));
                         count += 1;
                     }
-                })?;
+                });
+                if let Err(e) = filled {
+                    // No thread takes another part.
+                    next.store(parts as usize, Ordering::Relaxed);
+                    return Err(e);
+                }
             }
         };
         let counts: Vec<Result<usize, E>> = if threads <= 1 {
@@ -282,6 +287,20 @@ mod tests {
         let failed =
             TxidFilter::with_capacity(10).fill_parts(8, 2, |i, _| if i == 5 { Err(i) } else { Ok(()) });
         assert_eq!(failed, Err(5));
+        // The other thread takes no part after the failure: the first part fails at once, each
+        // other part takes 20 ms, so that thread reads one or two before it sees the failure
+        // (a few allowed for a slow host), not all 63.
+        let read = AtomicUsize::new(0);
+        let failed = TxidFilter::with_capacity(10).fill_parts(64, 2, |i, _| {
+            read.fetch_add(1, Ordering::Relaxed);
+            if i == 0 {
+                return Err(i);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            Ok(())
+        });
+        assert_eq!(failed, Err(0));
+        assert!(read.into_inner() <= 5, "parts were read after the failure");
     }
 
     #[test]
