@@ -2,7 +2,7 @@
 //! The on-disk store: a fjall keyspace (feature `store`, not on wasm32).
 
 use super::coin::{outpoint_from_key, outpoint_key, Coin};
-use super::store::{part_prefixes, ChainMeta, FlushBatch, Store, StoreError};
+use super::store::{ChainMeta, FlushBatch, Store, StoreError};
 use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;
 use std::fmt;
@@ -112,22 +112,17 @@ impl DiskStore {
         let coins = keyspace.open_partition("coins", coins).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
-        // One stage sized for every record the tables and memtables hold (coins and deletions,
-        // so at least the txids), filled from key ranges on every CPU: a lookup of a txid the
-        // store does not hold probes one stage, not one per stage of a filter grown to the
-        // size, and a store of 17 million coins opens in 6.5 s rather than 7.5 s or more.
-        let txids = TxidFilter::with_capacity(coins.approximate_len());
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let parts = if threads == 1 { 1 } else { threads as u32 * FILL_PARTS_PER_THREAD };
-        txids.fill_parts(parts, threads, |i, insert| {
-            let prefixes = part_prefixes(i, parts);
-            for k in coins.range(prefix_bounds(&prefixes)).map(|kv| kv.map(|(k, _)| k)) {
-                let op =
-                    outpoint_from_key(&k.map_err(se)?).ok_or_else(|| StoreError("bad coin key".into()))?;
-                insert(&op.txid);
-            }
-            Ok(())
-        })?;
+        let txids = TxidFilter::new();
+        let mut failed = None;
+        txids.insert_all(coins.keys().map_while(|k| {
+            let op = k
+                .map_err(se)
+                .and_then(|k| outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into())));
+            op.map(|op| op.txid).map_err(|e| failed = Some(e)).ok()
+        }));
+        if let Some(e) = failed {
+            return Err(e);
+        }
         let store = DiskStore { keyspace, coins, headers, meta, txids };
         store.write_out_recovered()?;
         Ok(store)
@@ -243,21 +238,6 @@ impl DiskStore {
     pub(crate) fn coins_tables(&self) -> (usize, usize) {
         (self.coins.segment_count(), self.coins.flushes_completed())
     }
-}
-
-/// Key ranges per thread when the txid filter is filled at opening: more ranges than threads,
-/// so a thread slowed by another process does not leave the others waiting on its last one.
-const FILL_PARTS_PER_THREAD: u32 = 8;
-
-/// The key range of the coins whose txid prefix is in `prefixes` (not empty). Keys start with
-/// the txid, so it runs from the first prefix's two bytes (below every key that starts with
-/// them) to the end prefix's two bytes (below every key of that prefix), or to the end of the
-/// key space.
-fn prefix_bounds(prefixes: &std::ops::Range<u32>) -> (std::ops::Bound<[u8; 2]>, std::ops::Bound<[u8; 2]>) {
-    use std::ops::Bound;
-    let from = Bound::Included((prefixes.start as u16).to_be_bytes());
-    let to = u16::try_from(prefixes.end).map_or(Bound::Unbounded, |p| Bound::Excluded(p.to_be_bytes()));
-    (from, to)
 }
 
 /// The options a new `coins` partition is made with (fjall keeps a partition's options from its
@@ -436,10 +416,16 @@ impl Store for DiskStore {
         prefixes: std::ops::Range<u32>,
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError> {
+        use std::ops::Bound;
         if prefixes.is_empty() {
             return Ok(());
         }
-        for kv in self.coins.range(prefix_bounds(&prefixes)) {
+        // Keys start with the txid, so a prefix range is a key range: from the first prefix's
+        // two bytes (below every key that starts with them) to the end prefix's two bytes
+        // (below every key of that prefix), or to the end of the key space.
+        let from = Bound::Included((prefixes.start as u16).to_be_bytes());
+        let to = u16::try_from(prefixes.end).map_or(Bound::Unbounded, |p| Bound::Excluded(p.to_be_bytes()));
+        for kv in self.coins.range((from, to)) {
             let (k, v) = kv.map_err(se)?;
             let op = outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into()))?;
             let coin = Coin::from_bytes(&v).ok_or_else(|| StoreError(format!("corrupt coin {op:?}")))?;

@@ -72,7 +72,7 @@ fn disk_store_txid_filter_hides_no_coin() {
         assert_eq!(s.get(&OutPoint { txid: x, vout: 0 }).unwrap(), None);
     }
     let s = DiskStore::open(&dir).unwrap();
-    assert!(s.filter_mem_usage() > (1 << 16) * 2, "the reopened filter was sized for its coins");
+    assert!(s.filter_mem_usage() > (1 << 16) * 2, "the reopened filter grew past its first stage");
     for i in 0..n {
         for v in 0..3 {
             assert_eq!(s.get(&OutPoint { txid: txid(i), vout: v }).unwrap(), Some(coin(8)), "tx {i}:{v}");

@@ -3,7 +3,7 @@
 //! incremental policy) and over a whole set at once (the final policy).
 
 use super::coin::{txout_ser, txout_ser_into, Coin};
-use super::store::part_prefixes;
+use super::store::TXID_PREFIXES;
 use crate::backend::Backend;
 use crate::encode::OutPoint;
 use crate::muhash::{MuHash3072, SetProduct};
@@ -131,6 +131,10 @@ pub fn muhash_of_parts<E: Send>(
 ) -> Result<MuHash3072, E> {
     let threads = threads.max(1);
     let parts = if threads == 1 { 1 } else { threads as u32 * PARTS_PER_WORKER };
+    let range = |i: u32| {
+        let at = |i: u32| (u64::from(TXID_PREFIXES) * u64::from(i) / u64::from(parts)) as u32;
+        at(i)..at(i + 1)
+    };
     let next = AtomicUsize::new(0);
     let worker = || -> Result<MuHash3072, E> {
         let mut p = SetProduct::new(backend);
@@ -140,7 +144,7 @@ pub fn muhash_of_parts<E: Send>(
             if i >= parts {
                 return Ok(p.finish());
             }
-            each_part(part_prefixes(i, parts), &mut |op, c| {
+            each_part(range(i), &mut |op, c| {
                 txout_ser_into(op, c, &mut buf);
                 p.insert(&buf);
             })?;

@@ -90,12 +90,6 @@ pub fn txid_prefix(op: &OutPoint) -> u32 {
     u32::from(u16::from_be_bytes([op.txid[0], op.txid[1]]))
 }
 
-/// The txid prefixes of part `i` of the key space cut into `parts` equal parts.
-pub(crate) fn part_prefixes(i: u32, parts: u32) -> std::ops::Range<u32> {
-    let at = |i: u32| (u64::from(TXID_PREFIXES) * u64::from(i) / u64::from(parts)) as u32;
-    at(i)..at(i + 1)
-}
-
 /// A persistent coin map with chain metadata. Shared across threads: readers may read while
 /// a commit is being written (they see the store before or after it, never half of it).
 pub trait Store: Send + Sync {

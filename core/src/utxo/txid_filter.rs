@@ -95,66 +95,12 @@ pub(crate) struct TxidFilter {
 }
 
 impl TxidFilter {
-    /// An empty filter whose first stage is sized for `txids` txids (at least the usual first
-    /// stage's): a store reopened over many coins fills it with [`TxidFilter::fill_parts`], and
-    /// a lookup then probes one stage, where a filter grown to the same size from the smallest
-    /// stage probes one per stage, each a miss of the CPU's caches for a txid it does not hold.
-    pub(crate) fn with_capacity(txids: usize) -> TxidFilter {
+    /// An empty filter (one stage).
+    pub(crate) fn new() -> TxidFilter {
         let f =
             TxidFilter { stages: Default::default(), live: AtomicUsize::new(1), newest_len: Mutex::new(0) };
-        let _ = f.stages[0].set(Stage::new(txids.max(FIRST_CAPACITY)));
+        let _ = f.stages[0].set(Stage::new(FIRST_CAPACITY));
         f
-    }
-
-    /// Inserts the txids of `parts` parts on up to `threads` threads at once, into the newest
-    /// stage only (its bits are set atomically, so the threads need no lock): `part(i, insert)`
-    /// calls `insert` with each txid of part `i`, and a txid equal to the one before it in the
-    /// same part is counted once. Meant for a filter sized beforehand ([`TxidFilter::with_capacity`]):
-    /// past the stage's capacity the txids still go in, never reported absent, and only its
-    /// false-positive rate rises. The first error ends the fill.
-    pub(crate) fn fill_parts<E: Send>(
-        &self,
-        parts: u32,
-        threads: usize,
-        part: impl Fn(u32, &mut dyn FnMut(&[u8; 32])) -> Result<(), E> + Sync,
-    ) -> Result<(), E> {
-        let mut len = self.newest_len.lock().unwrap_or_else(|e| e.into_inner());
-        let k = self.live.load(Ordering::Acquire) - 1;
-        let stage = self.stages[k].get().expect("live stages are set");
-        let next = AtomicUsize::new(0);
-        let worker = || -> Result<usize, E> {
-            let mut count = 0;
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as u32;
-                if i >= parts {
-                    return Ok(count);
-                }
-                let mut last = None;
-                let filled = part(i, &mut |txid| {
-                    if last.replace(*txid) != Some(*txid) {
-                        stage.insert(stage_hash(txid_hash(txid), k));
-                        count += 1;
-                    }
-                });
-                if let Err(e) = filled {
-                    // No thread takes another part.
-                    next.store(parts as usize, Ordering::Relaxed);
-                    return Err(e);
-                }
-            }
-        };
-        let counts: Vec<Result<usize, E>> = if threads <= 1 {
-            vec![worker()]
-        } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
-                handles.into_iter().map(|h| h.join().expect("filter worker")).collect()
-            })
-        };
-        for c in counts {
-            *len += c?;
-        }
-        Ok(())
     }
 
     /// Inserts every txid of `txids`. A txid equal to the one before it is skipped (the store
@@ -223,7 +169,7 @@ mod tests {
 
     #[test]
     fn never_forgets_and_rarely_invents() {
-        let f = TxidFilter::with_capacity(0);
+        let f = TxidFilter::new();
         // Enough to fill three stages (2^16 + 2^18 + part of 2^20), in uneven batches.
         let held = txids(1, 400_000);
         for part in held.chunks(77_777) {
@@ -246,66 +192,9 @@ mod tests {
         assert!(false_pos > 0, "a bloom filter this full reports some txids it never saw");
     }
 
-    /// A filter sized beforehand and filled from parts on several threads holds every txid in
-    /// one stage, counts repeats within a part once, stays as selective as a grown one, and
-    /// still holds what it is given past its capacity; an error from a part ends the fill.
-    #[test]
-    fn sized_filter_filled_in_parts_never_forgets() {
-        let held = txids(4, 300_000);
-        let parts: Vec<&[[u8; 32]]> = held.chunks(9_999).collect();
-        for threads in [1, 2, 4] {
-            let f = TxidFilter::with_capacity(held.len());
-            let fill = f.fill_parts(parts.len() as u32, threads, |i, insert| {
-                for t in parts[i as usize] {
-                    // Each txid twice in a row, as a transaction's outputs come in key order.
-                    insert(t);
-                    insert(t);
-                }
-                Ok::<(), ()>(())
-            });
-            assert_eq!(fill, Ok(()));
-            assert_eq!(f.live.load(Ordering::Relaxed), 1, "one stage");
-            assert_eq!(*f.newest_len.lock().unwrap(), held.len(), "{threads} threads");
-            assert!(held.iter().all(|t| f.may_contain(t)), "{threads} threads");
-            let others = txids(5, 100_000);
-            let false_pos = others.iter().filter(|t| f.may_contain(t)).count();
-            assert!(false_pos < others.len() / 200, "{false_pos} false positives");
-            // Later inserts go on growing it as usual.
-            let more = txids(6, 50_000);
-            f.insert_all(more.iter().copied());
-            assert!(more.iter().chain(&held).all(|t| f.may_contain(t)));
-        }
-        // Past its capacity: everything still in.
-        let small = TxidFilter::with_capacity(0);
-        small
-            .fill_parts(1, 1, |_, insert| {
-                held.iter().for_each(&mut *insert);
-                Ok::<(), ()>(())
-            })
-            .unwrap();
-        assert!(held.iter().all(|t| small.may_contain(t)));
-        let failed =
-            TxidFilter::with_capacity(10).fill_parts(8, 2, |i, _| if i == 5 { Err(i) } else { Ok(()) });
-        assert_eq!(failed, Err(5));
-        // The other thread takes no part after the failure: the first part fails at once, each
-        // other part takes 20 ms, so that thread reads one or two before it sees the failure
-        // (a few allowed for a slow host), not all 63.
-        let read = AtomicUsize::new(0);
-        let failed = TxidFilter::with_capacity(10).fill_parts(64, 2, |i, _| {
-            read.fetch_add(1, Ordering::Relaxed);
-            if i == 0 {
-                return Err(i);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            Ok(())
-        });
-        assert_eq!(failed, Err(0));
-        assert!(read.into_inner() <= 5, "parts were read after the failure");
-    }
-
     #[test]
     fn empty_filter_holds_nothing() {
-        let f = TxidFilter::with_capacity(0);
+        let f = TxidFilter::new();
         assert!(txids(3, 10_000).iter().all(|t| !f.may_contain(t)));
         assert_eq!(f.mem_usage(), FIRST_CAPACITY * BITS_PER_KEY / 8);
     }
