@@ -135,8 +135,7 @@ fn batch_of(
     let mut coins: Vec<(OutPoint, Option<&Coin>)> = Vec::with_capacity(dirty);
     coins.extend(map.iter().filter(|(_, e)| e.dirty).map(|(op, e)| (*op, e.coin.as_ref())));
     debug_assert_eq!(coins.len(), dirty, "the dirty count matches the entries");
-    coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-    FlushBatch { coins, headers, meta: Some(meta) }
+    FlushBatch::in_key_order(coins, headers, Some(meta))
 }
 
 /// Frees a large table away from the caller (tearing down millions of entries takes a good

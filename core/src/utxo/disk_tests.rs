@@ -10,11 +10,10 @@ use crate::encode::{OutPoint, TxOut};
 /// best-block record.
 fn commit_sorted(
     s: &DiskStore,
-    mut coins: Vec<(OutPoint, Option<&Coin>)>,
+    coins: Vec<(OutPoint, Option<&Coin>)>,
     headers: Vec<(u32, [u8; 40])>,
 ) -> Result<(), StoreError> {
-    coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
-    s.commit(FlushBatch { coins, headers, meta: Some(meta()) })
+    s.commit(FlushBatch::in_key_order(coins, headers, Some(meta())))
 }
 
 #[test]

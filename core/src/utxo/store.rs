@@ -81,6 +81,19 @@ pub struct FlushBatch<'a> {
     pub meta: Option<ChainMeta>,
 }
 
+impl<'a> FlushBatch<'a> {
+    /// A batch whose `coins` are put in the order of their store keys (txid, then output
+    /// index), the order a flush writes them in.
+    pub fn in_key_order(
+        mut coins: Vec<(OutPoint, Option<&'a Coin>)>,
+        headers: Vec<(u32, [u8; 40])>,
+        meta: Option<ChainMeta>,
+    ) -> FlushBatch<'a> {
+        coins.sort_unstable_by_key(|(op, _)| (op.txid, op.vout));
+        FlushBatch { coins, headers, meta }
+    }
+}
+
 /// Number of two-byte txid prefixes: [`Store::for_each_coin_in`] takes a range of them, so a
 /// whole-set pass can be split into key ranges that workers read side by side.
 pub const TXID_PREFIXES: u32 = 1 << 16;
