@@ -12,14 +12,19 @@ use std::fmt;
 /// memtables hold 4 MiB or more, a wait for them to be written to a table.
 ///
 /// A filter over the txids of the stored coins, kept in memory, answers most lookups of coins
-/// the store does not hold (BIP30's) without reading it; it is filled from the keys when the
-/// store is opened and before every commit writes.
+/// the store does not hold (BIP30's) without reading it; it learns a batch's txids before every
+/// commit writes, is saved beside the store when the store is dropped, and when the store is
+/// opened it is read back from there if it still describes the store, or else filled from the
+/// keys (see [`FILTER_FILE`]).
 pub struct DiskStore {
+    dir: std::path::PathBuf,
     keyspace: fjall::Keyspace,
     coins: fjall::PartitionHandle,
     headers: fjall::PartitionHandle,
     meta: fjall::PartitionHandle,
     txids: TxidFilter,
+    /// Whether the txid filter was read back from [`FILTER_FILE`] rather than filled.
+    filter_read_back: bool,
 }
 
 fn se<E: fmt::Display>(e: E) -> StoreError {
@@ -34,6 +39,21 @@ const KEYSPACE_FOLDERS: [&str; 2] = ["partitions", "journals"];
 /// before the keyspace's first file, removed once the whole keyspace is synced. (Earlier
 /// versions made the store in a folder of this name and moved it into place.)
 const CREATING: &str = ".creating";
+/// The txid filter saved by a store that was dropped: [`FILTER_MAGIC`], the keyspace's sequence
+/// number and the SHA-256 of the best-block record (absent: of nothing) when it was saved, the
+/// filter ([`TxidFilter::to_bytes`]), and the SHA-256 of all that.
+///
+/// Opening reads it back only when the checksum holds and both fingerprints equal the store's
+/// as recovered, and removes it either way. Every write to the keyspace takes a new sequence
+/// number, so a store written after the save (by any process, or a later commit of this one)
+/// no longer matches; one that lost writes to a crash matches only if it lost every write made
+/// since the save, and then holds what it held at the save. The filter is a superset of the
+/// txids of every coin committed while it was in memory, so it never reports a held txid absent.
+pub(super) const FILTER_FILE: &str = "txids.filter";
+/// Where [`FILTER_FILE`] is written before it is renamed into place.
+const FILTER_TMP: &str = "txids.filter.tmp";
+/// The first bytes of [`FILTER_FILE`] (its format's version in the last).
+const FILTER_MAGIC: &[u8; 8] = b"fvtxidf1";
 /// The block cache of [`DiskStore::open`]: the largest Core gives its coins database.
 const DEFAULT_CACHE_BYTES: u64 = 8 << 20;
 
@@ -89,7 +109,7 @@ impl DiskStore {
             std::fs::remove_dir_all(&creating).map_err(|e| io(&creating, e))?;
         }
         let keyspace = open_keyspace(keyspace_config(dir, cache_bytes), nice)?;
-        DiskStore::with_partitions(keyspace, coins_options(L0_TABLES, TABLE_BYTES))
+        DiskStore::with_partitions(dir, keyspace, coins_options(L0_TABLES, TABLE_BYTES))
     }
 
     /// A new store in `dir` whose coins are compacted with `l0_tables` and `table_bytes` (tests:
@@ -105,6 +125,7 @@ impl DiskStore {
 
     /// Opens the partitions; `coins` gives the options of a coins partition made now.
     fn with_partitions(
+        dir: &std::path::Path,
         keyspace: fjall::Keyspace,
         coins: fjall::PartitionCreateOptions,
     ) -> Result<DiskStore, StoreError> {
@@ -112,20 +133,67 @@ impl DiskStore {
         let coins = keyspace.open_partition("coins", coins).map_err(se)?;
         let headers = keyspace.open_partition("headers", opts()).map_err(se)?;
         let meta = keyspace.open_partition("meta", opts()).map_err(se)?;
-        let txids = TxidFilter::new();
-        let mut failed = None;
-        txids.insert_all(coins.keys().map_while(|k| {
-            let op = k
-                .map_err(se)
-                .and_then(|k| outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into())));
-            op.map(|op| op.txid).map_err(|e| failed = Some(e)).ok()
-        }));
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        let store = DiskStore { keyspace, coins, headers, meta, txids };
+        // Before anything is written (the recovery below writes): the state the filter was saved for.
+        let fingerprint = filter_fingerprint(&keyspace, &meta)?;
+        let saved = read_filter(dir, &fingerprint);
+        let read_back = saved.is_some();
+        let txids = match saved {
+            Some(f) => f,
+            None => {
+                let txids = TxidFilter::new();
+                let mut failed = None;
+                txids.insert_all(coins.keys().map_while(|k| {
+                    let op = k
+                        .map_err(se)
+                        .and_then(|k| outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into())));
+                    op.map(|op| op.txid).map_err(|e| failed = Some(e)).ok()
+                }));
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                txids
+            }
+        };
+        let store = DiskStore {
+            dir: dir.to_path_buf(),
+            keyspace,
+            coins,
+            headers,
+            meta,
+            txids,
+            filter_read_back: read_back,
+        };
         store.write_out_recovered()?;
         Ok(store)
+    }
+
+    /// Saves the txid filter to [`FILTER_FILE`] for the next opening, after syncing every write
+    /// (so the sequence number it records is the one a reopened keyspace recovers).
+    pub(super) fn save_filter(&self) -> Result<(), StoreError> {
+        self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
+        let mut bytes = FILTER_MAGIC.to_vec();
+        bytes.extend_from_slice(&filter_fingerprint(&self.keyspace, &self.meta)?);
+        bytes.extend_from_slice(&self.txids.to_bytes());
+        bytes.extend_from_slice(&crate::hash::sha256(&bytes));
+        let (tmp, path) = (self.dir.join(FILTER_TMP), self.dir.join(FILTER_FILE));
+        let written = (|| {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(&path, e));
+        }
+        sync_dir(&self.dir)
+    }
+
+    /// Whether the txid filter was read back from the file a cleanly dropped store saved, rather
+    /// than filled from every key, when the store opened.
+    pub fn filter_read_back(&self) -> bool {
+        self.filter_read_back
     }
 
     /// Writes to tables every memtable fjall recovered from the journals when it opened the
@@ -320,8 +388,11 @@ fn create(
         let entry = entry.map_err(|e| io(dir, e))?;
         let name = entry.file_name();
         let path = entry.path();
-        let leftover =
-            name == CREATING || name == KEYSPACE_MARKER || KEYSPACE_FOLDERS.iter().any(|f| name == *f);
+        let leftover = name == CREATING
+            || name == KEYSPACE_MARKER
+            || name == FILTER_FILE
+            || name == FILTER_TMP
+            || KEYSPACE_FOLDERS.iter().any(|f| name == *f);
         if !leftover {
             return Err(StoreError(format!(
                 "{} holds {} but no chain state: give an empty or new directory",
@@ -347,12 +418,54 @@ fn create(
     fs::File::create(&creating).and_then(|f| f.sync_all()).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
     let keyspace = open_keyspace(keyspace_config(dir, cache_bytes), nice)?;
-    let store = DiskStore::with_partitions(keyspace, coins)?;
+    let store = DiskStore::with_partitions(dir, keyspace, coins)?;
     store.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
     sync_dir(dir)?;
     fs::remove_file(&creating).map_err(|e| io(&creating, e))?;
     sync_dir(dir)?;
     Ok(store)
+}
+
+impl Drop for DiskStore {
+    /// Saves the txid filter for the next opening. A store that cannot (a full disk, a failed
+    /// keyspace) leaves no file, and the next opening fills the filter from the keys.
+    fn drop(&mut self) {
+        let _ = self.save_filter();
+    }
+}
+
+/// What [`FILTER_FILE`] must match: the keyspace's sequence number (LE u64) and the SHA-256 of
+/// the best-block record, or of nothing when there is none.
+fn filter_fingerprint(
+    keyspace: &fjall::Keyspace,
+    meta: &fjall::PartitionHandle,
+) -> Result<[u8; 40], StoreError> {
+    let best = meta.get(b"best").map_err(se)?;
+    let mut out = [0u8; 40];
+    out[..8].copy_from_slice(&keyspace.instant().to_le_bytes());
+    out[8..].copy_from_slice(&crate::hash::sha256(best.as_deref().unwrap_or_default()));
+    Ok(out)
+}
+
+/// The filter saved in `dir`'s [`FILTER_FILE`] if its checksum holds and it was saved for
+/// `fingerprint`; the file (and any unfinished save) is removed either way, so a later state
+/// of the store can never meet it.
+fn read_filter(dir: &std::path::Path, fingerprint: &[u8; 40]) -> Option<TxidFilter> {
+    let _ = std::fs::remove_file(dir.join(FILTER_TMP));
+    let path = dir.join(FILTER_FILE);
+    let bytes = std::fs::read(&path).ok()?;
+    let _ = std::fs::remove_file(&path);
+    decode_filter_file(&bytes, fingerprint)
+}
+
+/// The filter in the bytes of a [`FILTER_FILE`], if they are one saved for `fingerprint`.
+fn decode_filter_file(bytes: &[u8], fingerprint: &[u8; 40]) -> Option<TxidFilter> {
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
+    let rest = body.strip_prefix(FILTER_MAGIC)?.strip_prefix(fingerprint)?;
+    if crate::hash::sha256(body)[..] != *sum {
+        return None;
+    }
+    TxidFilter::from_bytes(rest)
 }
 
 impl Store for DiskStore {
@@ -432,6 +545,9 @@ impl Store for DiskStore {
             f(&op, &coin);
         }
         Ok(())
+    }
+    fn save_for_reopening(&self) -> Result<(), StoreError> {
+        self.save_filter()
     }
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
         let mut out = Vec::new();

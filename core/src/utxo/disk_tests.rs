@@ -70,17 +70,136 @@ fn disk_store_txid_filter_hides_no_coin() {
         assert_eq!(s.get(&OutPoint { txid: x, vout: 1 }).unwrap(), Some(coin(8)));
         assert_eq!(s.get(&OutPoint { txid: x, vout: 0 }).unwrap(), None);
     }
-    let s = DiskStore::open(&dir).unwrap();
-    assert!(s.filter_mem_usage() > (1 << 16) * 2, "the reopened filter grew past its first stage");
-    for i in 0..n {
-        for v in 0..3 {
-            assert_eq!(s.get(&OutPoint { txid: txid(i), vout: v }).unwrap(), Some(coin(8)), "tx {i}:{v}");
+    // Reopened twice: with the saved filter taken away (filled from the keys), then with the
+    // filter that opening saved when dropped (read back).
+    for read_back in [false, true] {
+        if !read_back {
+            std::fs::remove_file(dir.join(disk::FILTER_FILE)).unwrap();
         }
-        assert_eq!(s.get(&OutPoint { txid: txid(i), vout: 3 }).unwrap(), None);
-        assert_eq!(s.get(&OutPoint { txid: txid(i + n), vout: 0 }).unwrap(), None);
+        let s = DiskStore::open(&dir).unwrap();
+        assert_eq!(s.filter_read_back(), read_back);
+        assert!(s.filter_mem_usage() > (1 << 16) * 2, "the reopened filter grew past its first stage");
+        for i in 0..n {
+            for v in 0..3 {
+                assert_eq!(s.get(&OutPoint { txid: txid(i), vout: v }).unwrap(), Some(coin(8)), "tx {i}:{v}");
+            }
+            assert_eq!(s.get(&OutPoint { txid: txid(i), vout: 3 }).unwrap(), None);
+            assert_eq!(s.get(&OutPoint { txid: txid(i + n), vout: 0 }).unwrap(), None);
+        }
+        assert_eq!(s.get(&OutPoint { txid: [0xab; 32], vout: 1 }).unwrap(), Some(coin(8)));
     }
-    assert_eq!(s.get(&OutPoint { txid: [0xab; 32], vout: 1 }).unwrap(), Some(coin(8)));
-    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The txid filter a dropped store saved is read back only by the state it was saved for: a
+/// store written to after the save (reopened without the file, given coins or only a new
+/// best-block record, and then the old file back), a file damaged in any of its parts or cut,
+/// and none at all are each met by filling the filter from the keys, which finds every coin. A read-back
+/// filter answers as the filled one; the file is consumed by the opening that reads it, and a
+/// save that cannot be written (its temporary path taken by a directory) leaves no file.
+#[test]
+fn disk_store_reads_back_only_the_filter_saved_for_its_state() {
+    let dir = std::env::temp_dir().join(format!("fullverify-utxo-saved-filter-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join(disk::FILTER_FILE);
+    let c = coin(8);
+    let batch = |from: u32, to: u32| -> Vec<(OutPoint, Option<&Coin>)> {
+        (from..to).map(|i| (OutPoint { txid: spread_txid(i), vout: 0 }, Some(&c))).collect()
+    };
+    let all_there = |s: &DiskStore, n: u32| {
+        for i in 0..n {
+            assert_eq!(s.get(&OutPoint { txid: spread_txid(i), vout: 0 }).unwrap(), Some(coin(8)), "tx {i}");
+        }
+        assert_eq!(s.get(&OutPoint { txid: spread_txid(n), vout: 0 }).unwrap(), None);
+    };
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        assert!(!s.filter_read_back());
+        commit_sorted(&s, batch(0, 70_000), vec![]).unwrap();
+    }
+    let saved = std::fs::read(&file).unwrap();
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        assert!(s.filter_read_back());
+        assert!(!file.exists(), "the opening that reads the file consumes it");
+        all_there(&s, 70_000);
+    }
+    // A store written after the save: the old file describes fewer coins than it holds.
+    std::fs::remove_file(&file).unwrap();
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        assert!(!s.filter_read_back());
+        commit_sorted(&s, batch(70_000, 90_000), vec![]).unwrap();
+    }
+    std::fs::write(&file, &saved).unwrap();
+    let reopen = |expect_read_back: bool| {
+        let s = DiskStore::open(&dir).unwrap();
+        assert_eq!(s.filter_read_back(), expect_read_back);
+        all_there(&s, 90_000);
+    };
+    reopen(false);
+    // The file that opening saved, damaged in each of its parts.
+    let good = std::fs::read(&file).unwrap();
+    let n = good.len();
+    for (what, damaged) in [
+        ("magic", {
+            let mut b = good.clone();
+            b[0] ^= 1;
+            b
+        }),
+        ("sequence number", {
+            let mut b = good.clone();
+            b[8] ^= 1;
+            b
+        }),
+        ("best block", {
+            let mut b = good.clone();
+            b[20] ^= 1;
+            b
+        }),
+        ("salt", {
+            let mut b = good.clone();
+            b[48] ^= 1;
+            b
+        }),
+        ("filter bits", {
+            let mut b = good.clone();
+            b[n / 2] ^= 0x10;
+            b
+        }),
+        ("checksum", {
+            let mut b = good.clone();
+            b[n - 1] ^= 1;
+            b
+        }),
+        ("cut", good[..n - 33].to_vec()),
+        ("empty", vec![]),
+    ] {
+        std::fs::write(&file, &damaged).unwrap();
+        let s = DiskStore::open(&dir).unwrap();
+        assert!(!s.filter_read_back(), "{what}");
+        all_there(&s, 90_000);
+    }
+    // A commit of only a best-block record after the save.
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        assert!(s.filter_read_back());
+        let other = ChainMeta { height: 7, ..meta() };
+        s.commit(FlushBatch { coins: vec![], headers: vec![], meta: Some(other) }).unwrap();
+    }
+    std::fs::write(&file, &good).unwrap();
+    reopen(false);
+    // A save that fails leaves no file, and the store opens as one never saved.
+    {
+        let s = DiskStore::open(&dir).unwrap();
+        std::fs::create_dir(dir.join("txids.filter.tmp")).unwrap();
+        assert!(s.save_for_reopening().is_err());
+        std::fs::remove_file(dir.join(disk::FILTER_FILE)).ok();
+    }
+    assert!(!file.exists());
+    std::fs::remove_dir(dir.join("txids.filter.tmp")).unwrap();
+    reopen(false);
+    reopen(true);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

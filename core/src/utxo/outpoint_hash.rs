@@ -31,10 +31,26 @@ pub struct SaltedOutPoints;
 /// The salt: four words from the standard library's per-process random keys.
 fn salt() -> &'static [u64; 4] {
     static SALT: std::sync::OnceLock<[u64; 4]> = std::sync::OnceLock::new();
-    SALT.get_or_init(|| {
-        let r = std::collections::hash_map::RandomState::new();
-        core::array::from_fn(|i| r.hash_one(i as u64 ^ 0x6f75_7470_6f69_6e74))
-    })
+    SALT.get_or_init(fresh_salt)
+}
+
+/// Four words from the standard library's random keys (a new draw each call).
+pub(crate) fn fresh_salt() -> [u64; 4] {
+    let r = std::collections::hash_map::RandomState::new();
+    core::array::from_fn(|i| r.hash_one(i as u64 ^ 0x6f75_7470_6f69_6e74))
+}
+
+/// A txid's 32 bytes mixed with `salt`: two independent products over its four salted words.
+#[inline(always)]
+fn salted_txid(salt: &[u64; 4], b: &[u8; 32]) -> u64 {
+    let w = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    fold_mul(w(0) ^ salt[0], w(1) ^ salt[1] ^ K[0]) ^ fold_mul(w(2) ^ salt[2], w(3) ^ salt[3] ^ K[1])
+}
+
+/// The 64-bit hash of a txid alone under `salt` (the txid filter's, whose salt is kept with it).
+#[inline]
+pub(crate) fn txid_hash_with(salt: &[u64; 4], txid: &[u8; 32]) -> u64 {
+    fold_mul(salted_txid(salt, txid) ^ salt[2], K[1] ^ salt[3])
 }
 
 /// `a·b` as 128 bits, high half XORed onto the low half.
@@ -65,12 +81,8 @@ pub struct OutPointHasher {
 impl Hasher for OutPointHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let s = self.salt;
         if let Ok(b) = <&[u8; 32]>::try_from(bytes) {
-            // A txid: two independent products over its four salted words.
-            let w = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-            let h = fold_mul(w(0) ^ s[0], w(1) ^ s[1] ^ K[0]) ^ fold_mul(w(2) ^ s[2], w(3) ^ s[3] ^ K[1]);
-            self.acc = self.acc.rotate_left(23) ^ h;
+            self.acc = self.acc.rotate_left(23) ^ salted_txid(self.salt, b);
             return;
         }
         for chunk in bytes.chunks(8) {

@@ -132,6 +132,12 @@ pub trait Store: Send + Sync {
         prefixes: std::ops::Range<u32>,
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError>;
+    /// Saves what lets the next opening start sooner (the on-disk store's txid filter), for a
+    /// process that exits without dropping the store; a store that is dropped saves it itself.
+    /// Nothing for a store that keeps nothing of the kind.
+    fn save_for_reopening(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 impl Store for Box<dyn Store> {
@@ -159,6 +165,9 @@ impl Store for Box<dyn Store> {
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError> {
         (**self).for_each_coin_in(prefixes, f)
+    }
+    fn save_for_reopening(&self) -> Result<(), StoreError> {
+        (**self).save_for_reopening()
     }
 }
 

@@ -16,9 +16,13 @@
 //! never inserted is reported as possibly present with the stages' summed false-positive rate
 //! (about 0.1 % each at 16 bits per key). It never reports a held txid absent: the store sets a
 //! batch's bits before it writes the batch, and fills the filter from its keys when it opens.
+//!
+//! Filling it from the keys reads every key of the store (seconds on tens of millions of
+//! coins), so a store closed cleanly saves its filter beside it ([`TxidFilter::to_bytes`], with
+//! the salt it hashes with) and the next opening reads that back when it still describes the
+//! store (see `DiskStore`).
 
-use super::outpoint_hash::SaltedOutPoints;
-use std::hash::BuildHasher;
+use super::outpoint_hash::{fresh_salt, txid_hash_with};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -40,10 +44,14 @@ struct Stage {
     capacity: usize,
 }
 
+/// The 256-bit blocks of a stage sized for `capacity` txids.
+fn stage_blocks(capacity: usize) -> usize {
+    (capacity * BITS_PER_KEY).div_ceil(256).max(1)
+}
+
 impl Stage {
     fn new(capacity: usize) -> Stage {
-        let n = (capacity * BITS_PER_KEY).div_ceil(256).max(1);
-        Stage { blocks: (0..n).map(|_| Default::default()).collect(), capacity }
+        Stage { blocks: (0..stage_blocks(capacity)).map(|_| Default::default()).collect(), capacity }
     }
 
     /// The block of `h` (its high bits) and the eight bit masks (its low 32 bits).
@@ -69,12 +77,6 @@ impl Stage {
     }
 }
 
-/// The stage-independent hash of a txid, keyed by the process's salt.
-#[inline]
-fn txid_hash(txid: &[u8; 32]) -> u64 {
-    SaltedOutPoints.hash_one(txid)
-}
-
 /// A stage's own hash of `h`: a folded multiplication by a stage constant, so that the stages'
 /// false positives are independent.
 #[inline]
@@ -87,6 +89,8 @@ fn stage_hash(h: u64, stage: usize) -> u64 {
 /// A concurrent filter of txids: inserts (serialised among themselves) and lookups may run on
 /// different threads at once.
 pub(crate) struct TxidFilter {
+    /// The key of the filter's txid hash, drawn when the filter is made and saved with it.
+    salt: [u64; 4],
     stages: [OnceLock<Stage>; MAX_STAGES],
     /// Stages in use (published after the stage is set).
     live: AtomicUsize,
@@ -95,12 +99,76 @@ pub(crate) struct TxidFilter {
 }
 
 impl TxidFilter {
-    /// An empty filter (one stage).
+    /// An empty filter (one stage) with a fresh salt.
     pub(crate) fn new() -> TxidFilter {
-        let f =
-            TxidFilter { stages: Default::default(), live: AtomicUsize::new(1), newest_len: Mutex::new(0) };
+        let f = TxidFilter {
+            salt: fresh_salt(),
+            stages: Default::default(),
+            live: AtomicUsize::new(1),
+            newest_len: Mutex::new(0),
+        };
         let _ = f.stages[0].set(Stage::new(FIRST_CAPACITY));
         f
+    }
+
+    /// The stage-independent hash of a txid.
+    #[inline]
+    fn txid_hash(&self, txid: &[u8; 32]) -> u64 {
+        txid_hash_with(&self.salt, txid)
+    }
+
+    /// The filter as bytes: the salt, the number of live stages and the newest one's fill (LE
+    /// u64 each), then each stage's words (LE u32). Taken under the insert lock, so no batch is
+    /// half in it.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        let len = self.newest_len.lock().unwrap_or_else(|e| e.into_inner());
+        let live = self.live.load(Ordering::Acquire);
+        let mut out = Vec::with_capacity(48 + self.mem_usage());
+        for w in self.salt.iter().chain(&[live as u64, *len as u64]) {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        for stage in self.stages[..live].iter().filter_map(OnceLock::get) {
+            for w in stage.blocks.iter().flatten() {
+                out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// The filter [`TxidFilter::to_bytes`] wrote, or `None` if `b` is not one (wrong length,
+    /// no stage or too many, a fill past its stage's capacity).
+    pub(crate) fn from_bytes(b: &[u8]) -> Option<TxidFilter> {
+        let word = |i: usize| Some(u64::from_le_bytes(b.get(8 * i..8 * i + 8)?.try_into().ok()?));
+        let salt = [word(0)?, word(1)?, word(2)?, word(3)?];
+        let live = usize::try_from(word(4)?).ok().filter(|l| (1..=MAX_STAGES).contains(l))?;
+        let len = usize::try_from(word(5)?).ok()?;
+        // The length is checked before any stage is made: a count of stages claims memory.
+        let words: u128 = (0..live).map(|k| stage_blocks(FIRST_CAPACITY << (2 * k)) as u128 * 32).sum();
+        if b.len() as u128 != 48 + words {
+            return None;
+        }
+        let f = TxidFilter {
+            salt,
+            stages: Default::default(),
+            live: AtomicUsize::new(live),
+            newest_len: Mutex::new(0),
+        };
+        let mut rest = &b[48..];
+        for (k, slot) in f.stages[..live].iter().enumerate() {
+            let stage = Stage::new(FIRST_CAPACITY << (2 * k));
+            let (words, tail) = rest.split_at_checked(stage.blocks.len() * 32)?;
+            for (w, b) in stage.blocks.iter().flatten().zip(words.chunks_exact(4)) {
+                w.store(u32::from_le_bytes(b.try_into().ok()?), Ordering::Relaxed);
+            }
+            let _ = slot.set(stage);
+            rest = tail;
+        }
+        let newest = f.stages[live - 1].get()?.capacity;
+        if !rest.is_empty() || len > newest {
+            return None;
+        }
+        *f.newest_len.lock().unwrap_or_else(|e| e.into_inner()) = len;
+        Some(f)
     }
 
     /// Inserts every txid of `txids`. A txid equal to the one before it is skipped (the store
@@ -120,7 +188,7 @@ impl TxidFilter {
                 stage = self.stages[k].get().expect("set above");
                 *len = 0;
             }
-            stage.insert(stage_hash(txid_hash(&txid), k));
+            stage.insert(stage_hash(self.txid_hash(&txid), k));
             *len += 1;
         }
     }
@@ -128,7 +196,7 @@ impl TxidFilter {
     /// Whether `txid` may have been inserted: `false` only if it never was.
     #[inline]
     pub(crate) fn may_contain(&self, txid: &[u8; 32]) -> bool {
-        let h = txid_hash(txid);
+        let h = self.txid_hash(txid);
         let live = self.live.load(Ordering::Acquire);
         self.stages[..live]
             .iter()
@@ -190,6 +258,94 @@ mod tests {
         // Three stages at about 0.1 % each; 1 % leaves room for the split-block layout's spread.
         assert!(false_pos < others.len() / 100, "{false_pos} false positives in {}", others.len());
         assert!(false_pos > 0, "a bloom filter this full reports some txids it never saw");
+    }
+
+    /// A filter read back from its bytes answers every txid as the one that wrote them (its salt
+    /// travels with it), and takes inserts on; bytes of any other length or shape are refused,
+    /// before a stage count they claim could allocate anything.
+    #[test]
+    fn bytes_round_trip_and_refuse_other_shapes() {
+        let f = TxidFilter::new();
+        let held = txids(4, 350_000);
+        f.insert_all(held.iter().copied());
+        assert_eq!(f.live.load(Ordering::Relaxed), 3);
+        let bytes = f.to_bytes();
+        assert_eq!(bytes.len(), 48 + f.mem_usage());
+        let g = TxidFilter::from_bytes(&bytes).expect("its own bytes");
+        assert_eq!(g.to_bytes(), bytes);
+        let others = txids(5, 50_000);
+        assert!(held.iter().all(|t| g.may_contain(t)));
+        assert!(others.iter().all(|t| g.may_contain(t) == f.may_contain(t)));
+        // Inserts go on into the newest stage from where the saved fill left off.
+        let more = txids(6, 1_100_000);
+        g.insert_all(more.iter().copied());
+        assert_eq!(g.live.load(Ordering::Relaxed), 4);
+        assert!(held.iter().chain(&more).all(|t| g.may_contain(t)));
+        // Another process's filter (another salt) sets other bits for the same txids.
+        let h = TxidFilter::new();
+        h.insert_all(held.iter().copied());
+        assert_ne!(h.to_bytes()[48..], bytes[48..]);
+
+        let with = |i: usize, v: u64| {
+            let mut b = bytes.clone();
+            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
+            b
+        };
+        let capacity_3 = FIRST_CAPACITY << 4;
+        for (what, b) in [
+            ("short", bytes[..bytes.len() - 1].to_vec()),
+            ("long", [&bytes[..], &[0]].concat()),
+            ("header only", bytes[..48].to_vec()),
+            ("nothing", vec![]),
+            ("no stage", with(4, 0)),
+            ("a stage more", with(4, 4)),
+            ("every stage", with(4, MAX_STAGES as u64)),
+            ("past the last stage", with(4, MAX_STAGES as u64 + 1)),
+            ("a huge stage count", with(4, u64::MAX)),
+            ("fill past capacity", with(5, capacity_3 as u64 + 1)),
+        ] {
+            assert!(TxidFilter::from_bytes(&b).is_none(), "{what}");
+        }
+        assert!(TxidFilter::from_bytes(&with(5, capacity_3 as u64)).is_some(), "a full newest stage");
+    }
+
+    /// Bytes of a filter damaged at random (a byte changed, cut, lengthened, a stage count or a
+    /// fill rewritten): reading them back never panics, and whatever is accepted writes the
+    /// same bytes again.
+    #[test]
+    fn damaged_bytes_are_refused_or_read_exactly() {
+        let f = TxidFilter::new();
+        f.insert_all(txids(7, 70_000));
+        let bytes = f.to_bytes();
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let mut b = bytes.clone();
+            match next(5) {
+                0 => {
+                    let at = next(b.len());
+                    b[at] = next(256) as u8;
+                }
+                1 => b.truncate(next(b.len())),
+                2 => b.extend(std::iter::repeat_n(0, 1 + next(64))),
+                3 => b[32..40].copy_from_slice(&(next(MAX_STAGES + 3) as u64).to_le_bytes()),
+                _ => b[40..48].copy_from_slice(&(next(FIRST_CAPACITY << 3) as u64).to_le_bytes()),
+            }
+            match TxidFilter::from_bytes(&b) {
+                Some(g) => {
+                    assert_eq!(g.to_bytes(), b);
+                    accepted += 1;
+                }
+                None => refused += 1,
+            }
+        }
+        assert!(accepted > 0 && refused > 0, "{accepted} accepted, {refused} refused");
     }
 
     #[test]

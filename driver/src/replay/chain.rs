@@ -407,7 +407,9 @@ pub fn run_chain(
     let wall = start.elapsed();
     let summary = cs.summary();
     if settings.leave_store_open && _temp.is_none() {
-        // Everything it holds is synced: the process's exit is its close.
+        // Everything it holds is synced: the process's exit is its close. What a close would
+        // save for the next opening is saved first (a failure only costs that opening time).
+        let _ = cs.save_for_reopening();
         std::mem::forget(cs);
     } else {
         drop(cs);
