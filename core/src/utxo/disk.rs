@@ -14,8 +14,8 @@ use std::fmt;
 /// A filter over the txids of the stored coins, kept in memory, answers most lookups of coins
 /// the store does not hold (BIP30's) without reading it; it learns a batch's txids before every
 /// commit writes, is saved beside the store when the store is dropped, and when the store is
-/// opened it is read back from there if it still describes the store, or else filled from the
-/// keys (see [`FILTER_FILE`]).
+/// opened it is read back from there if the keyspace has taken no write since the save, or
+/// else filled from the keys.
 pub struct DiskStore {
     dir: std::path::PathBuf,
     keyspace: fjall::Keyspace,
