@@ -10,9 +10,11 @@
 //! Waiting is adaptive. The caller measures the gap between the end of one job and the start
 //! of the next; after a job a helper spins only while the next one is expected (twice the
 //! recent gap, at most `SPIN_MAX`), then parks until woken, so a helper burns no CPU while
-//! its caller does serial work. A caller done with its share of a job spins for at most
-//! `SPIN_MAX` for the helpers' last pieces, then yields its CPU between looks (awake, because a
-//! woken thread on a virtual machine can start a scheduler tick late) and parks only after
+//! its caller does serial work; a caller that knows its next job is not near says so
+//! (`rest_helpers`, after a block's scripts), and helpers waiting then park at once. A caller
+//! done with its share of a job spins for at most `SPIN_MAX` for the helpers' last pieces,
+//! then yields its CPU between looks (awake, because a woken thread on a virtual machine can
+//! start a scheduler tick late) and parks only after
 //! `WAIT_AWAKE`. What the threads spent waiting awake and how often they parked is counted
 //! ([`stats`]), and the replay reports it.
 //!
@@ -119,6 +121,9 @@ struct Shared {
     /// The recent gap between the end of one job and the start of the next, in nanoseconds
     /// (a moving average kept by the caller): how long a helper should expect to wait.
     gap_ns: AtomicU64,
+    /// Set by [`rest_helpers`] when the caller knows its next job is not near, cleared when it
+    /// publishes one: helpers waiting meanwhile park at once instead of spinning.
+    rest: std::sync::atomic::AtomicBool,
     /// Held to sleep on `wake` (helpers) or `done` (the caller).
     sleep: Mutex<()>,
     wake: Condvar,
@@ -166,6 +171,7 @@ impl Crew {
             running: AtomicUsize::new(0),
             panic: Mutex::new(None),
             gap_ns: AtomicU64::new(0),
+            rest: std::sync::atomic::AtomicBool::new(false),
             sleep: Mutex::new(()),
             wake: Condvar::new(),
             done: Condvar::new(),
@@ -220,6 +226,7 @@ impl Crew {
         // slot: a helper left out of earlier rounds may find the job there before the round
         // number changes, and its decrement must count against this round.
         let round = s.round.load(Ordering::Acquire) + 1;
+        s.rest.store(false, Ordering::Relaxed);
         s.running.store(helpers, Ordering::Release);
         pause(s, 1);
         *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some((round, ptr, helpers));
@@ -381,7 +388,7 @@ fn helper(s: &Shared, index: usize, mut seen: u64) {
 /// [`SPIN_MAX`]; not at all when the gaps are longer than that), then parked.
 fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
     let gap = Duration::from_nanos(s.gap_ns.load(Ordering::Relaxed));
-    if spin && gap <= SPIN_MAX {
+    if spin && gap <= SPIN_MAX && !s.rest.load(Ordering::Relaxed) {
         let budget = (2 * gap).clamp(SPIN_MIN, SPIN_MAX);
         let start = Instant::now();
         let mut spins = 0u32;
@@ -392,7 +399,7 @@ fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
                 return r;
             }
             spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) && start.elapsed() > budget {
+            if spins.is_multiple_of(64) && (start.elapsed() > budget || s.rest.load(Ordering::Relaxed)) {
                 count(HELPER_SPIN_NS, start.elapsed().as_nanos() as u64);
                 break;
             }
@@ -416,6 +423,20 @@ fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
 
 thread_local! {
     static CREW: RefCell<Option<Crew>> = const { RefCell::new(None) };
+}
+
+/// Tells the calling thread's crew that its next job is not near (serial work comes first, such
+/// as applying a block after its scripts): helpers waiting for it park now instead of spinning
+/// until their budget runs out and parking then. The next job wakes them as any job does.
+/// Nothing when the thread has no crew or calls from inside a job.
+pub(crate) fn rest_helpers() {
+    CREW.with(|c| {
+        if let Ok(slot) = c.try_borrow() {
+            if let Some(crew) = &*slot {
+                crew.shared.rest.store(true, Ordering::Relaxed);
+            }
+        }
+    });
 }
 
 /// Runs `job` on `workers` threads, the calling thread one of them, and returns when all have
@@ -632,7 +653,9 @@ mod tests {
     }
 
     /// `calls` jobs on this thread's crew, the number of workers changing every time; each job
-    /// must run exactly once per worker.
+    /// must run exactly once per worker. After every third job the helpers are told to rest
+    /// ([`rest_helpers`]), half of those times with a pause after it, so that helpers park at
+    /// once, or are still on their way to, when the next job comes: none may miss it.
     fn jobs_with_changing_worker_counts(calls: usize) {
         let counts = [4, 2, 3, 1, 4, 2, 2, 3];
         for k in 0..calls {
@@ -640,6 +663,13 @@ mod tests {
             let count = AtomicUsize::new(0);
             on_crew(workers, &|| _ = count.fetch_add(1, Ordering::Relaxed));
             assert_eq!(count.into_inner(), workers, "call {k}");
+            if k % 3 == 2 {
+                rest_helpers();
+                if k % 6 == 5 {
+                    // Long enough for the helpers to see it and park before the next job.
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+            }
         }
     }
 

@@ -169,6 +169,8 @@ pub fn connect_block_beside<S: CoinSource + Send, T: Send>(
     let side = Side::new(|| beside_result = Some(beside(source)));
     let checks = Checks { flags: ctx.flags, threads: ctx.threads, backend: ctx.backend, mode: ctx.sig_mode };
     let r = verify_scripts_beside(&block.txdata, &spent_outs, checks, &side);
+    // Applying the block and connecting the next one's inputs come before the next job.
+    crate::crew::rest_helpers();
     drop(side);
     out.scripts = ts.elapsed();
     let r = r.map(|()| out).map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)));
