@@ -14,9 +14,8 @@
 //! (`rest_helpers`, after a block's scripts), and helpers waiting then park at once. A caller
 //! done with its share of a job spins for at most `SPIN_MAX` for the helpers' last pieces,
 //! then yields its CPU between looks (awake, because a woken thread on a virtual machine can
-//! start a scheduler tick late) and parks only after
-//! `WAIT_AWAKE`. What the threads spent waiting awake and how often they parked is counted
-//! ([`stats`]), and the replay reports it.
+//! start a scheduler tick late) and parks only after `WAIT_AWAKE`. What the threads spent
+//! waiting awake and how often they parked is counted ([`stats`]), and the replay reports it.
 //!
 //! `on_crew` (crate-private) is the entry point, [`join`] the public one for two closures; a call made from inside a crew job (nested) runs on
 //! freshly spawned scoped threads instead.
@@ -654,8 +653,8 @@ mod tests {
 
     /// `calls` jobs on this thread's crew, the number of workers changing every time; each job
     /// must run exactly once per worker. After every third job the helpers are told to rest
-    /// ([`rest_helpers`]), half of those times with a pause after it, so that helpers park at
-    /// once, or are still on their way to, when the next job comes: none may miss it.
+    /// ([`rest_helpers`]), half of those times with a pause after it, so that the next job
+    /// finds helpers parked, parking or still spinning: none may miss it.
     fn jobs_with_changing_worker_counts(calls: usize) {
         let counts = [4, 2, 3, 1, 4, 2, 2, 3];
         for k in 0..calls {

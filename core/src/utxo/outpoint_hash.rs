@@ -34,7 +34,8 @@ fn salt() -> &'static [u64; 4] {
     SALT.get_or_init(fresh_salt)
 }
 
-/// Four words from the standard library's random keys (a new draw each call).
+/// Four words from the standard library's random keys (other words each call: its keys change
+/// with every `RandomState`).
 pub(crate) fn fresh_salt() -> [u64; 4] {
     let r = std::collections::hash_map::RandomState::new();
     core::array::from_fn(|i| r.hash_one(i as u64 ^ 0x6f75_7470_6f69_6e74))
