@@ -4,7 +4,7 @@
 
 use super::scripts::{flat_inputs, run_flat, ScriptFailure, CHUNK};
 use crate::backend::{Backend, BackendKind};
-use crate::crew::{on_workers, on_workers_beside, Side};
+use crate::crew::{on_workers, on_workers_beside, Claims, Side};
 use crate::encode::{Transaction, TxOut};
 use crate::script::interpreter::{verify_input, SigVerifier, TweakCheck};
 use crate::script::{BackendVerifier, ScriptFlags};
@@ -223,6 +223,11 @@ pub const MAX_SCHNORR_BATCH: usize = 4096;
 /// Most signatures per step of a `verify_many` worker (a multiple of the eight lanes).
 const MANY_CHUNK: usize = 128;
 
+/// The fewest and most inputs a worker claims at once while recording (see [`Claims`]):
+/// recording an input takes a few microseconds, so pieces of 16 left the first worker done
+/// with its share waiting about half a piece at every job.
+const RECORD_PIECE: (usize, usize) = (4, 32);
+
 /// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
 /// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
 /// multisig whose signatures are not paired with the first keys tried; bounding the rounds
@@ -351,16 +356,13 @@ fn deferred_round(
     side: &Side<'_>,
 ) -> (Deferred, Vec<u32>) {
     let &Checks { flags, threads, backend, mode } = c;
-    let cursor = AtomicUsize::new(0);
+    let workers = threads.min(positions.len().div_ceil(CHUNK).max(1));
+    let claims = Claims::new(positions.len(), workers, RECORD_PIECE.0, RECORD_PIECE.1);
     let work = || {
         let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), memo, items: Default::default() };
         let mut failed: Vec<u32> = Vec::new();
-        loop {
-            let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
-            if start >= positions.len() {
-                break;
-            }
-            for &pos in &positions[start..(start + CHUNK).min(positions.len())] {
+        while let Some(piece) = claims.claim() {
+            for &pos in &positions[piece] {
                 let (t, i) = flat[pos as usize];
                 let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
                 let mark = v.mark();
@@ -374,7 +376,7 @@ fn deferred_round(
         }
         (v.items.into_inner().expect("no panics while held"), failed)
     };
-    let mut parts = on_workers_beside(threads.min(positions.len().div_ceil(CHUNK).max(1)), work, side);
+    let mut parts = on_workers_beside(workers, work, side);
     // The others are appended to the largest part (the order of the checks does not matter:
     // each names its owner).
     let largest = (0..parts.len()).max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.schnorr.len());

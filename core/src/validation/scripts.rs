@@ -5,7 +5,7 @@
 use super::block::CheckedBlock;
 use super::error::{script_error_string, BlockError, SCRIPT_FAILURE_PREFIX};
 use crate::chain::ChainParams;
-use crate::crew::{build_in_two, on_workers_beside, Side};
+use crate::crew::{build_in_two, on_workers_beside, Claims, Side};
 use crate::encode::{Transaction, TxOut};
 use crate::script::interpreter::{verify_input, ScriptError, SigVerifier};
 use crate::script::ScriptFlags;
@@ -30,14 +30,17 @@ pub struct ScriptFailure {
     pub error: ScriptError,
 }
 
-/// Inputs claimed per step by a worker.
+/// The most inputs a worker claims at once, and the fewest inputs that make a second worker
+/// worth starting. Pieces shrink towards one input at the end of the list (see `Claims`): an
+/// input with its signature checks done at once takes tens of microseconds, so whole pieces of
+/// 16 left the first worker done waiting half a millisecond or so at every block.
 pub(super) const CHUNK: usize = 16;
 
 /// Verifies every input of every non-coinbase transaction of `txs`; `spent[t]` holds the
 /// outputs spent by transaction `t` (empty for the coinbase). Each transaction's sighash
-/// context is built once and shared; `threads` workers claim chunks of the flat input list
-/// through an atomic cursor. The failure reported is always the one at the lowest flat index:
-/// a chunk is skipped only when it starts after an already-found failure, so every input
+/// context is built once and shared; `threads` workers claim consecutive pieces of the flat
+/// input list, shrinking towards the end. The failure reported is always the one at the lowest flat index:
+/// a piece is skipped only when it starts after an already-found failure, so every input
 /// before the reported one has been checked.
 pub fn verify_scripts<V: SigVerifier>(
     txs: &[Transaction],
@@ -82,25 +85,28 @@ pub(super) fn run_flat<V: SigVerifier>(
     verifier: &V,
     side: &Side<'_>,
 ) -> Result<(), ScriptFailure> {
-    let cursor = AtomicUsize::new(0);
+    let workers = threads.max(1).min(flat.len().div_ceil(CHUNK).max(1));
+    let claims = Claims::new(flat.len(), workers, 1, CHUNK);
     let first_fail = AtomicUsize::new(usize::MAX);
     let errors: std::sync::Mutex<HashMap<usize, ScriptError>> = Default::default();
-    let work = || loop {
-        let start = cursor.fetch_add(CHUNK, Ordering::Relaxed);
-        if start >= flat.len() || start > first_fail.load(Ordering::Relaxed) {
-            break;
-        }
-        for (k, &(t, i)) in flat[start..(start + CHUNK).min(flat.len())].iter().enumerate() {
-            let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
-            if let Err(e) = verify_input(ctx, i as usize, flags, verifier) {
-                let idx = start + k;
-                errors.lock().expect("no panics while held").insert(idx, e);
-                first_fail.fetch_min(idx, Ordering::Relaxed);
+    let work = || {
+        while let Some(piece) = claims.claim() {
+            let start = piece.start;
+            if start > first_fail.load(Ordering::Relaxed) {
                 break;
+            }
+            for (k, &(t, i)) in flat[piece].iter().enumerate() {
+                let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
+                if let Err(e) = verify_input(ctx, i as usize, flags, verifier) {
+                    let idx = start + k;
+                    errors.lock().expect("no panics while held").insert(idx, e);
+                    first_fail.fetch_min(idx, Ordering::Relaxed);
+                    break;
+                }
             }
         }
     };
-    on_workers_beside(threads.max(1).min(flat.len().div_ceil(CHUNK).max(1)), work, side);
+    on_workers_beside(workers, work, side);
     let idx = first_fail.into_inner();
     if idx == usize::MAX {
         return Ok(());

@@ -541,6 +541,45 @@ pub(crate) fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -
     on_workers_beside(threads, work, &Side::none())
 }
 
+/// The pieces of `0..len` that the workers of one job claim in turn: consecutive, each a
+/// share of what is left (`left / (2 × workers)`) between `min` and `max` items (the last one
+/// may be shorter), so the first pieces are large and few and the last ones small. A fixed
+/// piece leaves the worker that finishes first waiting out the other's last whole piece at
+/// every job; with shrinking pieces the workers finish close together (guided
+/// self-scheduling).
+pub(crate) struct Claims {
+    next: AtomicUsize,
+    len: usize,
+    workers: usize,
+    min: usize,
+    max: usize,
+}
+
+impl Claims {
+    /// Pieces of `0..len` for `workers` workers, of `min` to `max` items (`1 ≤ min ≤ max`).
+    pub(crate) fn new(len: usize, workers: usize, min: usize, max: usize) -> Claims {
+        assert!(1 <= min && min <= max, "pieces of {min} to {max} items");
+        Claims { next: AtomicUsize::new(0), len, workers: workers.max(1), min, max }
+    }
+
+    /// The next piece, or `None` when every item has been claimed. Pieces come out in
+    /// increasing order, each starting where the one before ended.
+    pub(crate) fn claim(&self) -> Option<std::ops::Range<usize>> {
+        let mut at = self.next.load(Ordering::Relaxed);
+        loop {
+            if at >= self.len {
+                return None;
+            }
+            let left = self.len - at;
+            let end = at + (left / (2 * self.workers)).clamp(self.min, self.max).min(left);
+            match self.next.compare_exchange_weak(at, end, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some(at..end),
+                Err(now) => at = now,
+            }
+        }
+    }
+}
+
 /// A job run by the first worker to start, before it claims its share of the work (once in
 /// all); see [`on_workers_beside`].
 pub(crate) struct Side<'a>(std::sync::Mutex<Option<Box<dyn FnOnce() + Send + 'a>>>);
@@ -586,173 +625,4 @@ pub(crate) fn on_workers_beside<R: Send>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Both halves land in order for every split point, on one thread or two, with items that
-    /// own heap memory; a panic in either half reaches the caller.
-    #[test]
-    fn build_in_two_is_the_serial_list() {
-        for n in [0, 1, SPLIT_MIN - 1, SPLIT_MIN, 1000] {
-            let serial: Vec<String> = (0..n).map(|i| format!("item {i}")).collect();
-            for mid in [0, 1, n / 3, n / 2, n.saturating_sub(1), n, n + 1] {
-                for threads in [1, 2, 4] {
-                    assert_eq!(
-                        build_in_two(threads, n, mid, |i| format!("item {i}")),
-                        serial,
-                        "{n} {mid} {threads}"
-                    );
-                }
-            }
-        }
-        for bad in [10, 900] {
-            let r = std::panic::catch_unwind(|| {
-                build_in_two(2, 1000, 500, |i| if i == bad { panic!("item {i}") } else { vec![i; 3] })
-            });
-            assert!(r.is_err());
-        }
-    }
-    use std::collections::HashSet;
-
-    /// Every worker runs each job once, on distinct threads, for changing worker counts; jobs
-    /// borrow the caller's locals; nested calls work.
-    #[test]
-    fn every_worker_runs_each_job_once() {
-        for workers in [1, 2, 3, 2, 5, 1, 4] {
-            for _ in 0..50 {
-                let ids = Mutex::new(Vec::new());
-                let count = AtomicUsize::new(0);
-                on_crew(workers, &|| {
-                    count.fetch_add(1, Ordering::Relaxed);
-                    ids.lock().unwrap().push(std::thread::current().id());
-                });
-                assert_eq!(count.into_inner(), workers);
-                let ids = ids.into_inner().unwrap();
-                assert_eq!(ids.iter().collect::<HashSet<_>>().len(), workers);
-                assert!(ids.contains(&std::thread::current().id()));
-            }
-        }
-        let total = AtomicUsize::new(0);
-        on_crew(2, &|| on_crew(3, &|| _ = total.fetch_add(1, Ordering::Relaxed)));
-        assert_eq!(total.into_inner(), 6);
-        // `join` borrows, returns both results, and runs both on one thread too.
-        let v = [1u64, 2, 3];
-        for threads in [1, 2, 4] {
-            let (sum, len) = join(threads, || v.iter().sum::<u64>(), || v.len());
-            assert_eq!((sum, len), (6, 3));
-        }
-    }
-
-    /// Short jobs with the number of workers changing every time: helpers left out of a round
-    /// look at the job slot late, when it is empty or holds a later round, and must neither
-    /// run a job twice nor miss one.
-    #[test]
-    fn changing_worker_counts_back_to_back() {
-        jobs_with_changing_worker_counts(3_000);
-    }
-
-    /// `calls` jobs on this thread's crew, the number of workers changing every time; each job
-    /// must run exactly once per worker. After every third job the helpers are told to rest
-    /// ([`rest_helpers`]), half of those times with a pause after it, so that the next job
-    /// finds helpers parked, parking or still spinning: none may miss it.
-    fn jobs_with_changing_worker_counts(calls: usize) {
-        let counts = [4, 2, 3, 1, 4, 2, 2, 3];
-        for k in 0..calls {
-            let workers = counts[k % counts.len()];
-            let count = AtomicUsize::new(0);
-            on_crew(workers, &|| _ = count.fetch_add(1, Ordering::Relaxed));
-            assert_eq!(count.into_inner(), workers, "call {k}");
-            if k % 3 == 2 {
-                rest_helpers();
-                if k % 6 == 5 {
-                    // Long enough for the helpers to see it and park before the next job.
-                    std::thread::sleep(Duration::from_micros(50));
-                }
-            }
-        }
-    }
-
-    /// The same with a pause between the steps of publishing each round, so that helpers
-    /// left out of earlier rounds find the next job in the slot before its round number is
-    /// out. A helper that ran it early must not run it again when the number appears, and its
-    /// finishing must count against that round.
-    #[test]
-    fn late_helpers_during_slow_publication() {
-        // On a thread of its own (with a crew of its own), watched: a lost decrement would
-        // leave the caller waiting for ever.
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            CREW.with(|c| {
-                let mut c = c.borrow_mut();
-                let crew = c.get_or_insert_with(Crew::new);
-                crew.shared.pause_ns.store(30_000, Ordering::Relaxed);
-            });
-            let outcome = catch_unwind(|| jobs_with_changing_worker_counts(400));
-            let _ = tx.send(outcome.is_ok());
-        });
-        match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(ok) => assert!(ok, "a job ran the wrong number of times"),
-            Err(_) => panic!("the crew's caller is still waiting after 60 s"),
-        }
-    }
-
-    /// A panic in a helper or in the caller reaches the caller after every worker has
-    /// finished, and the crew keeps working afterwards.
-    #[test]
-    fn panics_reach_the_caller() {
-        let caller = std::thread::current().id();
-        for in_caller in [false, true] {
-            let finished = AtomicUsize::new(0);
-            let r = catch_unwind(AssertUnwindSafe(|| {
-                on_crew(3, &|| {
-                    if (std::thread::current().id() == caller) == in_caller {
-                        panic!("job failed");
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                    finished.fetch_add(1, Ordering::Relaxed);
-                });
-            }));
-            assert!(r.is_err());
-            let count = AtomicUsize::new(0);
-            on_crew(3, &|| _ = count.fetch_add(1, Ordering::Relaxed));
-            assert_eq!(count.into_inner(), 3);
-        }
-    }
-
-    /// A thread started on its spawner's CPU moves to another allowed one and gets its mask
-    /// back; on any other CPU, or without a spawner CPU, nothing changes. Needs two allowed
-    /// CPUs (skipped, and said, otherwise).
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_helper_on_its_spawners_cpu_moves_off_it() {
-        fn allowed() -> Vec<usize> {
-            // SAFETY: all zeros is the empty set; pid 0 is this thread; the set has `size` bytes.
-            unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                assert_eq!(libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set), 0);
-                (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
-            }
-        }
-        let mask = allowed();
-        if mask.len() < 2 || current_cpu().is_none() {
-            eprintln!("skipped: needs two allowed CPUs and sched_getcpu ({} allowed)", mask.len());
-            return;
-        }
-        std::thread::spawn(move || {
-            // The scheduler may move the thread right after it left; one clean move suffices.
-            let moved = (0..5).any(|_| {
-                let here = current_cpu().expect("sched_getcpu");
-                leave_cpu(Some(here));
-                current_cpu() != Some(here)
-            });
-            assert!(moved, "the thread stayed on its CPU");
-            assert_eq!(allowed(), mask, "the CPU mask was not restored");
-            leave_cpu(None);
-            let elsewhere = mask.iter().copied().find(|&c| Some(c) != current_cpu()).unwrap();
-            leave_cpu(Some(elsewhere));
-            assert_eq!(allowed(), mask);
-        })
-        .join()
-        .unwrap();
-    }
-}
+mod tests;
