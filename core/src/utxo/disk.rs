@@ -5,6 +5,7 @@ use super::coin::{outpoint_from_key, outpoint_key, Coin};
 use super::store::{ChainMeta, FlushBatch, Store, StoreError};
 use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;
+use crate::hash::Sha256;
 use std::fmt;
 
 /// The on-disk [`Store`]: a fjall keyspace with partitions `coins`, `headers` and `meta`.
@@ -165,29 +166,6 @@ impl DiskStore {
         };
         store.write_out_recovered()?;
         Ok(store)
-    }
-
-    /// Saves the txid filter to [`FILTER_FILE`] for the next opening, after syncing every write
-    /// (so the sequence number it records is the one a reopened keyspace recovers).
-    pub(super) fn save_filter(&self) -> Result<(), StoreError> {
-        self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
-        let mut bytes = FILTER_MAGIC.to_vec();
-        bytes.extend_from_slice(&filter_fingerprint(&self.keyspace, &self.meta)?);
-        bytes.extend_from_slice(&self.txids.to_bytes());
-        bytes.extend_from_slice(&crate::hash::sha256(&bytes));
-        let (tmp, path) = (self.dir.join(FILTER_TMP), self.dir.join(FILTER_FILE));
-        let written = (|| {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &path)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io(&path, e));
-        }
-        sync_dir(&self.dir)
     }
 
     /// Whether the txid filter was read back from the file a cleanly dropped store saved, rather
@@ -430,7 +408,7 @@ impl Drop for DiskStore {
     /// Saves the txid filter for the next opening. A store that cannot (a full disk, a failed
     /// keyspace) leaves no file, and the next opening fills the filter from the keys.
     fn drop(&mut self) {
-        let _ = self.save_filter();
+        let _ = Store::save_for_reopening(self);
     }
 }
 
@@ -546,8 +524,31 @@ impl Store for DiskStore {
         }
         Ok(())
     }
+    /// Saves the txid filter to [`FILTER_FILE`] for the next opening, after syncing every write
+    /// (so the sequence number it records is the one a reopened keyspace recovers).
     fn save_for_reopening(&self) -> Result<(), StoreError> {
-        self.save_filter()
+        self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
+        let mut head = FILTER_MAGIC.to_vec();
+        head.extend_from_slice(&filter_fingerprint(&self.keyspace, &self.meta)?);
+        let filter = self.txids.to_bytes();
+        let mut sum = Sha256::new();
+        sum.update(&head);
+        sum.update(&filter);
+        let (tmp, path) = (self.dir.join(FILTER_TMP), self.dir.join(FILTER_FILE));
+        let written = (|| {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&head)?;
+            f.write_all(&filter)?;
+            f.write_all(&sum.finalize())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(&path, e));
+        }
+        sync_dir(&self.dir)
     }
     fn headers(&self) -> Result<Vec<[u8; 40]>, StoreError> {
         let mut out = Vec::new();
