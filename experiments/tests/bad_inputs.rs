@@ -34,6 +34,8 @@ struct Extra {
     big_output: usize,
     /// Bytes of the witness of a second transaction (counts in the weight only once).
     big_witness: usize,
+    /// A coin spent by a transaction whose scriptSig is `OP_RETURN`: its script fails.
+    failing_spend: Option<OutPoint>,
 }
 
 /// A mined regtest block at `height` on `prev`.
@@ -56,6 +58,14 @@ fn mine(prev: [u8; 32], height: u32, extra: Extra) -> Vec<u8> {
                 witness: vec![vec![0x5a; extra.big_witness]],
             }],
             outputs: vec![TxOut { value: 1, script_pubkey: vec![0x51] }],
+            lock_time: 0,
+        });
+    }
+    if let Some(prevout) = extra.failing_spend {
+        others.push(Transaction {
+            version: 2,
+            inputs: vec![TxIn { prevout, script_sig: vec![0x6a], sequence: u32::MAX, witness: Vec::new() }],
+            outputs: vec![TxOut { value: COIN, script_pubkey: vec![0x51] }],
             lock_time: 0,
         });
     }
@@ -641,6 +651,46 @@ fn core_blocks_dir_bad_inputs() {
 
 /// `xor.dat` must hold the 8-byte key: any other size is refused before a block is read (Core
 /// reads exactly 8 bytes from it and stops at start-up when there are fewer).
+/// A block whose script fails stops the run after the next block was read ahead beside its
+/// scripts: the packet's count and digest of the source cover the blocks taken, up to the
+/// failing one, and not the one read ahead; without reading ahead they are the same.
+#[test]
+fn the_block_read_ahead_of_a_failing_one_is_not_counted_as_read() {
+    let mut c = chain(104);
+    let coinbase_1 = Block::from_bytes(&c[1]).unwrap().txdata[0].txid();
+    let bad = mine(
+        hash(&c[104]),
+        105,
+        Extra { failing_spend: Some(OutPoint { txid: coinbase_1, vout: 0 }), ..Extra::default() },
+    );
+    c.push(bad);
+    let next = mine(hash(&c[105]), 106, Extra::default());
+    c.push(next);
+    let sc = scratch("read-ahead");
+    let path = sc.path("chain.blk");
+    std::fs::write(&path, file(&frames(&c, 0..=106)).0).unwrap();
+    let taken: Vec<u8> = c[..=105].concat();
+    for extra in [&[][..], &["--no-read-ahead"][..]] {
+        let json = sc.path("run.json");
+        let out = Command::new(BIN)
+            .args(["--source", "framed", s(&path), "--network", "regtest", "--threads", "2", "--quiet"])
+            .args(extra)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .expect("replay runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains("block-script-verify-flag-failed"), "{extra:?}: {err}");
+        let p: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(p["state"]["height"], 104, "{extra:?}");
+        assert_eq!(p["error"]["height"], 105, "{extra:?}");
+        assert_eq!(p["source"]["blocks_read"], 106, "{extra:?}");
+        assert_eq!(p["source"]["bytes_read"], taken.len(), "{extra:?}");
+        assert_eq!(p["source"]["sha256"], hex::encode(fullverify::hash::sha256(&taken)), "{extra:?}");
+    }
+}
+
 #[test]
 fn wrong_xor_dat_size_is_refused() {
     let c = chain(3);

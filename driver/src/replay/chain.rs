@@ -272,12 +272,12 @@ pub fn run_chain(
                 break;
             }
         }
-        let ReadAhead { next, prepared, read } = match ahead.take() {
+        let ReadAhead { next, prepared, read, digest_after } = match ahead.take() {
             Some(a) => a,
             None => {
                 let t_read = Instant::now();
                 let next = src.next();
-                ReadAhead { next, prepared: None, read: t_read.elapsed() }
+                ReadAhead { next, prepared: None, read: t_read.elapsed(), digest_after: None }
             }
         };
         t.read += read;
@@ -289,7 +289,10 @@ pub fn run_chain(
                 break;
             }
         };
-        digest.update(&raw.bytes);
+        match digest_after {
+            Some(d) => digest = d,
+            None => digest.update(&raw.bytes),
+        }
         bytes_read += raw.bytes.len() as u64;
         blocks_read += 1;
         if let Some(tip) = waiting_for_tip {
@@ -332,15 +335,19 @@ pub fn run_chain(
             }
             let t_read = Instant::now();
             let next = src.next();
-            let prepared = match &next {
+            let (prepared, digest_after) = match &next {
                 Some(Ok(b)) => {
+                    // The source's digest as it will be once this block is taken (it is not
+                    // when the run stops first).
+                    let mut d = digest.clone();
+                    d.update(&b.bytes);
                     let p = PreparedBlock::new(&b.bytes, params, backend);
                     prefetch.block(&p);
-                    Some(p)
+                    (Some(p), Some(d))
                 }
-                _ => None,
+                _ => (None, None),
             };
-            Some(ReadAhead { next, prepared, read: t_read.elapsed() })
+            Some(ReadAhead { next, prepared, read: t_read.elapsed(), digest_after })
         });
         if let Err(mut e) = record(&cs, r, &mut t, observer, &mut last) {
             if let Failure::Invalid { origin, .. } = &mut e {
@@ -449,11 +456,13 @@ fn store_failure(datadir: &Path, message: &str) -> String {
 }
 
 /// What the side job of a block read ahead: the source's next item, the block prepared (when
-/// it was read), and the time that took.
+/// it was read), the time that took, and the source's digest with the block's bytes added
+/// (hashed there rather than on the validating thread).
 struct ReadAhead {
     next: Option<Result<RawBlock, SourceError>>,
     prepared: Option<PreparedBlock>,
     read: Duration,
+    digest_after: Option<Sha256>,
 }
 
 /// [`Chainstate::connect_prepared`] (a function, so the side job's closure type is inferred).
