@@ -20,9 +20,16 @@ impl Coin {
     /// Storage form: `height·2 + coinbase (LE u32) ‖ value (LE i64) ‖ CompactSize ‖ spk`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(13 + self.out.script_pubkey.len());
-        v.extend_from_slice(&(self.height.wrapping_mul(2) | self.coinbase as u32).to_le_bytes());
-        self.out.encode(&mut v);
+        self.write_to(&mut v);
         v
+    }
+
+    /// [`Coin::to_bytes`] written over `buf` (cleared first), so a flush of many coins reuses
+    /// one buffer.
+    pub fn write_to(&self, buf: &mut Vec<u8>) {
+        buf.clear();
+        buf.extend_from_slice(&(self.height.wrapping_mul(2) | self.coinbase as u32).to_le_bytes());
+        self.out.encode(buf);
     }
 
     /// Inverse of [`Coin::to_bytes`].

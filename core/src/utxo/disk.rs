@@ -475,9 +475,14 @@ impl Store for DiskStore {
         self.txids.insert_all(batch.coins.iter().filter(|(_, c)| c.is_some()).map(|(op, _)| op.txid));
         let mut b = fjall::Batch::with_capacity(self.keyspace.clone(), items)
             .durability(Some(fjall::PersistMode::Buffer));
+        // fjall copies each record into its own allocation: one buffer serves every coin.
+        let mut record = Vec::with_capacity(64);
         for (op, c) in &batch.coins {
             match c {
-                Some(c) => b.insert(&self.coins, outpoint_key(op), c.to_bytes()),
+                Some(c) => {
+                    c.write_to(&mut record);
+                    b.insert(&self.coins, outpoint_key(op), record.as_slice());
+                }
                 None => b.remove(&self.coins, outpoint_key(op)),
             }
         }

@@ -114,7 +114,14 @@ fn muhash_delta_any_thread_count_vs_sequential() {
 fn coin_and_meta_round_trip() {
     let c =
         Coin { out: TxOut { value: 1234, script_pubkey: vec![1, 2, 3] }, height: 500_000, coinbase: true };
-    assert_eq!(Coin::from_bytes(&c.to_bytes()), Some(c));
+    assert_eq!(Coin::from_bytes(&c.to_bytes()), Some(c.clone()));
+    // Written over a buffer that held a longer record: the same bytes.
+    let long = Coin { out: TxOut { value: 7, script_pubkey: vec![0x51; 40] }, height: 3, coinbase: false };
+    let mut buf = long.to_bytes();
+    c.write_to(&mut buf);
+    assert_eq!(buf, c.to_bytes());
+    long.write_to(&mut buf);
+    assert_eq!(Coin::from_bytes(&buf), Some(long));
     let mut m = meta();
     m.muhash.as_mut().unwrap().insert(b"x");
     m.utxo_count = 9;
