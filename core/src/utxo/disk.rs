@@ -529,8 +529,9 @@ impl Store for DiskStore {
         }
         Ok(())
     }
-    /// Saves the txid filter to [`FILTER_FILE`] for the next opening, after syncing every write
-    /// (so the sequence number it records is the one a reopened keyspace recovers).
+    /// Saves the txid filter to `txids.filter` in the store's folder for the next opening,
+    /// after syncing every write (so the sequence number it records is the one a reopened
+    /// keyspace recovers).
     fn save_for_reopening(&self) -> Result<(), StoreError> {
         self.keyspace.persist(fjall::PersistMode::SyncAll).map_err(se)?;
         let mut head = FILTER_MAGIC.to_vec();
