@@ -23,7 +23,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -122,7 +122,7 @@ struct Shared {
     gap_ns: AtomicU64,
     /// Set by [`rest_helpers`] when the caller knows its next job is not near, cleared when it
     /// publishes one: helpers waiting meanwhile park at once instead of spinning.
-    rest: std::sync::atomic::AtomicBool,
+    rest: AtomicBool,
     /// Held to sleep on `wake` (helpers) or `done` (the caller).
     sleep: Mutex<()>,
     wake: Condvar,
@@ -170,7 +170,7 @@ impl Crew {
             running: AtomicUsize::new(0),
             panic: Mutex::new(None),
             gap_ns: AtomicU64::new(0),
-            rest: std::sync::atomic::AtomicBool::new(false),
+            rest: AtomicBool::new(false),
             sleep: Mutex::new(()),
             wake: Condvar::new(),
             done: Condvar::new(),
@@ -541,6 +541,14 @@ pub(crate) fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -
     on_workers_beside(threads, work, &Side::none())
 }
 
+/// A worker's share of `left` items still to do among `workers`: `left / (2 × workers)`,
+/// rounded up to a multiple of `multiple`, within `min..=max` (guided self-scheduling: large
+/// first pieces, small last ones). [`Claims`] hands pieces of this size out as the workers ask;
+/// a precomputed plan of steps can use it too.
+pub(crate) fn share(left: usize, workers: usize, multiple: usize, min: usize, max: usize) -> usize {
+    (left / (2 * workers.max(1))).next_multiple_of(multiple).clamp(min, max)
+}
+
 /// The pieces of `0..len` that the workers of one job claim in turn: consecutive, each a
 /// share of what is left (`left / (2 × workers)`) between `min` and `max` items (the last one
 /// may be shorter), so the first pieces are large and few and the last ones small. A fixed
@@ -571,7 +579,7 @@ impl Claims {
                 return None;
             }
             let left = self.len - at;
-            let end = at + (left / (2 * self.workers)).clamp(self.min, self.max).min(left);
+            let end = at + share(left, self.workers, 1, self.min, self.max).min(left);
             match self.next.compare_exchange_weak(at, end, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => return Some(at..end),
                 Err(now) => at = now,

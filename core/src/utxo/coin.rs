@@ -28,6 +28,11 @@ impl Coin {
     /// one buffer.
     pub fn write_to(&self, buf: &mut Vec<u8>) {
         buf.clear();
+        self.append_to(buf);
+    }
+
+    /// Appends the storage form to `buf`.
+    fn append_to(&self, buf: &mut Vec<u8>) {
         buf.extend_from_slice(&(self.height.wrapping_mul(2) | self.coinbase as u32).to_le_bytes());
         self.out.encode(buf);
     }
@@ -53,8 +58,7 @@ pub fn txout_ser(op: &OutPoint, coin: &Coin) -> Vec<u8> {
 pub fn txout_ser_into(op: &OutPoint, coin: &Coin, buf: &mut Vec<u8>) {
     buf.clear();
     op.encode(buf);
-    buf.extend_from_slice(&(coin.height.wrapping_mul(2) | coin.coinbase as u32).to_le_bytes());
-    coin.out.encode(buf);
+    coin.append_to(buf);
 }
 
 /// Inverse of [`outpoint_key`]; `None` unless `k` is 36 bytes.

@@ -2,9 +2,9 @@
 //! Deferred signature checks: the scripts run with their ECDSA and BIP340 checks recorded, which
 //! are then verified many at a time or in batches; no Core counterpart (Core checks inline).
 
-use super::scripts::{flat_inputs, run_flat, ScriptFailure, CHUNK};
+use super::scripts::{flat_inputs, run_flat, workers_for, ScriptFailure};
 use crate::backend::{Backend, BackendKind};
-use crate::crew::{on_workers, on_workers_beside, Claims, Side};
+use crate::crew::{on_workers, on_workers_beside, share, Claims, Side};
 use crate::encode::{Transaction, TxOut};
 use crate::script::interpreter::{verify_input, SigVerifier, TweakCheck};
 use crate::script::{BackendVerifier, ScriptFlags};
@@ -356,7 +356,7 @@ fn deferred_round(
     side: &Side<'_>,
 ) -> (Deferred, Vec<u32>) {
     let &Checks { flags, threads, backend, mode } = c;
-    let workers = threads.min(positions.len().div_ceil(CHUNK).max(1));
+    let workers = workers_for(threads, positions.len());
     let claims = Claims::new(positions.len(), workers, RECORD_PIECE.0, RECORD_PIECE.1);
     let work = || {
         let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), memo, items: Default::default() };
@@ -460,19 +460,19 @@ struct Step {
 
 /// The steps over `ecdsa` ECDSA checks, then `schnorr` BIP340 checks, for `threads` workers
 /// claiming them in order. With `schnorr_batch`, BIP340 steps have that size (the last may be
-/// smaller). Otherwise a step takes a share of what is left in both lists, `left / (2 ×
-/// threads)`, in whole groups of eight and at most [`MANY_CHUNK`], so the last steps are small
-/// and the workers finish together; a step never spans the two lists.
+/// smaller). Otherwise a step takes a share of what is left in both lists ([`share`]: `left /
+/// (2 × threads)`), in whole groups of eight and at most [`MANY_CHUNK`], so the last steps are
+/// small and the workers finish together; a step never spans the two lists.
 fn chunk_plan(ecdsa: usize, schnorr: usize, schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
     let threads = threads.max(1);
     let mut plan = Vec::new();
     let total = ecdsa + if schnorr_batch.is_some() { 0 } else { schnorr };
     let mut at = 0;
     while at < total {
-        let share = ((total - at) / (2 * threads)).next_multiple_of(8).clamp(8, MANY_CHUNK);
+        let step = share(total - at, threads, 8, 8, MANY_CHUNK);
         let (schnorr, base, len) = if at < ecdsa { (false, 0, ecdsa) } else { (true, ecdsa, schnorr) };
         let start = at - base;
-        let end = (start + share).min(len);
+        let end = (start + step).min(len);
         plan.push(Step { schnorr, range: start..end });
         at = base + end;
     }

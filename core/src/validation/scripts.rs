@@ -36,6 +36,12 @@ pub struct ScriptFailure {
 /// 16 left the first worker done waiting half a millisecond or so at every block.
 pub(super) const CHUNK: usize = 16;
 
+/// How many of `threads` workers a job over `inputs` inputs starts: one more for every
+/// [`CHUNK`] inputs, at least one.
+pub(super) fn workers_for(threads: usize, inputs: usize) -> usize {
+    threads.max(1).min(inputs.div_ceil(CHUNK).max(1))
+}
+
 /// Verifies every input of every non-coinbase transaction of `txs`; `spent[t]` holds the
 /// outputs spent by transaction `t` (empty for the coinbase). Each transaction's sighash
 /// context is built once and shared; `threads` workers claim consecutive pieces of the flat
@@ -85,7 +91,7 @@ pub(super) fn run_flat<V: SigVerifier>(
     verifier: &V,
     side: &Side<'_>,
 ) -> Result<(), ScriptFailure> {
-    let workers = threads.max(1).min(flat.len().div_ceil(CHUNK).max(1));
+    let workers = workers_for(threads, flat.len());
     let claims = Claims::new(flat.len(), workers, 1, CHUNK);
     let first_fail = AtomicUsize::new(usize::MAX);
     let errors: std::sync::Mutex<HashMap<usize, ScriptError>> = Default::default();
