@@ -651,9 +651,10 @@ fn core_blocks_dir_bad_inputs() {
 
 /// `xor.dat` must hold the 8-byte key: any other size is refused before a block is read (Core
 /// reads exactly 8 bytes from it and stops at start-up when there are fewer).
-/// A block whose script fails stops the run after the next block was read ahead beside its
-/// scripts: the packet's count and digest of the source cover the blocks taken, up to the
-/// failing one, and not the one read ahead; without reading ahead they are the same.
+/// A block whose script fails stops the run after the next block was read ahead (beside its
+/// scripts, or by the crew's helper between blocks): the packet's count and digest of the
+/// source cover the blocks taken, up to the failing one, and not the one read ahead; without
+/// reading ahead they are the same.
 #[test]
 fn the_block_read_ahead_of_a_failing_one_is_not_counted_as_read() {
     let mut c = chain(104);
@@ -688,6 +689,9 @@ fn the_block_read_ahead_of_a_failing_one_is_not_counted_as_read() {
         assert_eq!(p["source"]["blocks_read"], 106, "{extra:?}");
         assert_eq!(p["source"]["bytes_read"], taken.len(), "{extra:?}");
         assert_eq!(p["source"]["sha256"], hex::encode(fullverify::hash::sha256(&taken)), "{extra:?}");
+        // Reading ahead, the crew's helper read blocks between the scripts (idle work).
+        let idle_units = p["metrics"]["crew"]["idle_units"].as_u64().unwrap();
+        assert_eq!(idle_units > 0, extra.is_empty(), "{extra:?}: {idle_units}");
     }
 }
 

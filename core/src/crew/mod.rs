@@ -17,9 +17,19 @@
 //! start a scheduler tick late) and parks only after `WAIT_AWAKE`. What the threads spent
 //! waiting awake and how often they parked is counted ([`stats`]), and the replay reports it.
 //!
+//! While the caller rests, a helper first drops what the caller handed it ([`retire`]), then
+//! does the crew's idle work, if any is registered ([`idle_work`]; the replay reads and
+//! prepares the blocks ahead there), and parks when there is none left. A helper that has
+//! not taken a job by the time the caller has run it to its end (still waking, or finishing a
+//! unit of idle work) is let off that job: every job shares its work out by claims, so the
+//! caller has done all of it.
+//!
 //! `on_crew` (crate-private) is the entry point, [`join`] the public one for two closures; a call made from inside a crew job (nested) runs on
 //! freshly spawned scoped threads instead.
 
+mod cpu;
+
+use cpu::{current_cpu, leave_cpu};
 use std::any::Any;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -43,12 +53,15 @@ const WAIT_AWAKE: Duration = Duration::from_millis(50);
 const SPIN_MIN: Duration = Duration::from_micros(20);
 
 /// Process-wide counts of the crews' waiting, for [`stats`].
-static STATS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+static STATS: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 const JOBS: usize = 0;
 const CALLER_SPIN_NS: usize = 1;
 const CALLER_PARKS: usize = 2;
 const HELPER_SPIN_NS: usize = 3;
 const HELPER_PARKS: usize = 4;
+const IDLE_UNITS: usize = 5;
+const IDLE_NS: usize = 6;
+const LET_OFF: usize = 7;
 
 fn count(what: usize, n: u64) {
     STATS[what].fetch_add(n, Ordering::Relaxed);
@@ -68,6 +81,13 @@ pub struct Stats {
     pub helper_spin_ns: u64,
     /// Times a helper parked waiting for the next job.
     pub helper_parks: u64,
+    /// Units of idle work ([`IdleWork`]) helpers did between jobs.
+    pub idle_units: u64,
+    /// Nanoseconds helpers spent on them.
+    pub idle_ns: u64,
+    /// Times a helper had not started a job when its caller had done all of it, and was let
+    /// off that job.
+    pub let_off: u64,
 }
 
 impl Stats {
@@ -79,6 +99,9 @@ impl Stats {
             caller_parks: self.caller_parks - earlier.caller_parks,
             helper_spin_ns: self.helper_spin_ns - earlier.helper_spin_ns,
             helper_parks: self.helper_parks - earlier.helper_parks,
+            idle_units: self.idle_units - earlier.idle_units,
+            idle_ns: self.idle_ns - earlier.idle_ns,
+            let_off: self.let_off - earlier.let_off,
         }
     }
 }
@@ -93,6 +116,9 @@ pub fn stats() -> Stats {
         caller_parks: g(CALLER_PARKS),
         helper_spin_ns: g(HELPER_SPIN_NS),
         helper_parks: g(HELPER_PARKS),
+        idle_units: g(IDLE_UNITS),
+        idle_ns: g(IDLE_NS),
+        let_off: g(LET_OFF),
     }
 }
 
@@ -115,14 +141,23 @@ struct Shared {
     job: Mutex<Option<(u64, JobPtr, usize)>>,
     /// Helpers of the current round that have not finished it.
     running: AtomicUsize,
+    /// Helpers that have taken the current round's job (counted under the `job` lock).
+    joined: AtomicUsize,
     /// The first panic of a helper in the current round.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// The recent gap between the end of one job and the start of the next, in nanoseconds
     /// (a moving average kept by the caller): how long a helper should expect to wait.
     gap_ns: AtomicU64,
     /// Set by [`rest_helpers`] when the caller knows its next job is not near, cleared when it
-    /// publishes one: helpers waiting meanwhile park at once instead of spinning.
+    /// publishes one: helpers waiting meanwhile park at once instead of spinning, or do idle
+    /// work first.
     rest: AtomicBool,
+    /// Work a helper may do while the caller rests ([`idle_work`]).
+    idle: Mutex<Option<IdleFn>>,
+    /// Changed at every rest and registration of idle work.
+    idle_gen: AtomicU64,
+    /// Values the caller handed over to be dropped by a helper ([`retire`]).
+    retired: Mutex<Vec<Box<dyn Send>>>,
     /// Held to sleep on `wake` (helpers) or `done` (the caller).
     sleep: Mutex<()>,
     wake: Condvar,
@@ -168,9 +203,13 @@ impl Crew {
             round: AtomicU64::new(0),
             job: Mutex::new(None),
             running: AtomicUsize::new(0),
+            joined: AtomicUsize::new(0),
             panic: Mutex::new(None),
             gap_ns: AtomicU64::new(0),
             rest: AtomicBool::new(false),
+            idle: Mutex::new(None),
+            idle_gen: AtomicU64::new(0),
+            retired: Mutex::new(Vec::new()),
             sleep: Mutex::new(()),
             wake: Condvar::new(),
             done: Condvar::new(),
@@ -199,9 +238,10 @@ impl Crew {
         }
     }
 
-    /// Runs `job` on the calling thread and on the first `helpers` helpers, and returns when
-    /// all have finished it. A panic of the job on any thread is resumed here, after every
-    /// helper has finished.
+    /// Runs `job` on the calling thread and on those of the first `helpers` helpers that take
+    /// it before the caller has run it to its end (the others are let off), and returns when
+    /// all that took it have finished it. A panic of the job on any thread is resumed here,
+    /// after every helper has finished.
     fn run(&mut self, job: &(dyn Fn() + Sync), helpers: usize) {
         debug_assert!(helpers <= self.helpers.len());
         let s = &*self.shared;
@@ -228,7 +268,11 @@ impl Crew {
         s.rest.store(false, Ordering::Relaxed);
         s.running.store(helpers, Ordering::Release);
         pause(s, 1);
-        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some((round, ptr, helpers));
+        {
+            let mut slot = s.job.lock().unwrap_or_else(|e| e.into_inner());
+            s.joined.store(0, Ordering::Relaxed);
+            *slot = Some((round, ptr, helpers));
+        }
         pause(s, 1);
         s.round.store(round, Ordering::Release);
         {
@@ -236,6 +280,19 @@ impl Crew {
             s.wake.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(job));
+        // Helpers that have not taken the job by now are let off it: the caller has run it to
+        // its end, so whatever it shares out is done (a helper still waking, or finishing a
+        // unit of idle work, would only find nothing left). With the slot emptied under its
+        // lock, none of them can take it any more, and `running` stops counting them.
+        {
+            let mut slot = s.job.lock().unwrap_or_else(|e| e.into_inner());
+            *slot = None;
+            let late = helpers - s.joined.load(Ordering::Relaxed);
+            if late > 0 {
+                count(LET_OFF, late as u64);
+                s.running.fetch_sub(late, Ordering::AcqRel);
+            }
+        }
         // Wait for the helpers: spin for their last pieces, then stay awake yielding the CPU
         // between looks (to any other runnable thread) up to `WAIT_AWAKE`, then park until the
         // last one wakes us.
@@ -261,7 +318,6 @@ impl Crew {
             std::hint::spin_loop();
         }
         count(CALLER_SPIN_NS, start.elapsed().min(WAIT_AWAKE).as_nanos() as u64);
-        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.last_end = Some(Instant::now());
         if let Err(p) = mine {
             resume_unwind(p);
@@ -285,67 +341,12 @@ impl Drop for Crew {
     }
 }
 
-/// The CPU the calling thread runs on, where the platform tells.
-fn current_cpu() -> Option<usize> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: sched_getcpu takes nothing and only returns a number (−1 on failure).
-        let cpu = unsafe { libc::sched_getcpu() };
-        usize::try_from(cpu).ok()
-    }
-    #[cfg(not(target_os = "linux"))]
-    None
-}
-
-/// Moves a new helper off `spawner`, the CPU its spawner ran on, when the scheduler started
-/// it there and another CPU is allowed; its CPU mask is then restored.
-///
-/// The scheduler usually starts a new thread on an idle CPU, but on a virtual machine whose
-/// other CPU had gone idle it was seen to start it on its spawner's CPU, ahead of the spawner,
-/// and the two then shared that CPU for 2–10 ms until the load balancer moved one: the whole
-/// first phase ran on one CPU. Narrowing the mask moves the helper at once; the restored mask
-/// lets the scheduler place it freely from then on.
-fn leave_cpu(spawner: Option<usize>) {
-    #[cfg(target_os = "linux")]
-    {
-        let Some(spawner) = spawner else { return };
-        if current_cpu() != Some(spawner) {
-            return;
-        }
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: cpu_set_t is a plain bit array, for which all zeros is the empty set.
-        let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        // SAFETY: pid 0 is this thread; `allowed` is a writable set of `size` bytes.
-        if unsafe { libc::sched_getaffinity(0, size, &mut allowed) } != 0
-            || spawner >= libc::CPU_SETSIZE as usize
-        {
-            return;
-        }
-        let mut away = allowed;
-        // SAFETY: `spawner` is below CPU_SETSIZE, checked above, so the bit is inside the set.
-        let others = unsafe {
-            libc::CPU_CLR(spawner, &mut away);
-            libc::CPU_COUNT(&away)
-        };
-        if others == 0 {
-            return;
-        }
-        // SAFETY: pid 0 is this thread; both sets are `size` bytes and the first is not empty.
-        unsafe {
-            if libc::sched_setaffinity(0, size, &away) == 0 {
-                libc::sched_setaffinity(0, size, &allowed);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = spawner;
-}
-
 /// A helper's life: wait for a new round, take part if among the first `n` helpers.
 ///
-/// A helper that takes part in a round is counted in `running`, so that round cannot end, nor
-/// a later one start, before it has run the job: it always finds its round's job in the
-/// slot. A helper left out may look late, when the slot is empty or holds a later round,
+/// A helper of a round is counted in `running` until it has run the job, or until the caller,
+/// done with the job before the helper took it, lets it off (empties the slot and stops
+/// counting it, under the slot's lock, where a helper taking the job counts itself in
+/// `joined`). A helper left out or let off may look late, when the slot is empty or holds a later round,
 /// possibly one whose number is not yet published; it then takes that later round if it is in
 /// it, or waits for the next. `seen` only grows and a helper waits for a round above it, so
 /// no helper runs a round twice.
@@ -358,8 +359,15 @@ fn helper(s: &Shared, index: usize, mut seen: u64) {
         }
         // Later helpers look later, so those left out of a round look during the next one.
         pause(s, 1 + index as u64);
-        let slot = *s.job.lock().unwrap_or_else(|e| e.into_inner());
-        let Some((round, job, n)) = slot.filter(|&(round, _, n)| round > seen && index < n) else {
+        let taken = {
+            let slot = s.job.lock().unwrap_or_else(|e| e.into_inner());
+            let taken = slot.filter(|&(round, _, n)| round > seen && index < n);
+            if taken.is_some() {
+                s.joined.fetch_add(1, Ordering::Relaxed);
+            }
+            taken
+        };
+        let Some((round, job, n)) = taken else {
             // Left out, or the round is over: sleep again right away instead of spinning.
             // `now` is above `seen` (see `wait_round`), so `seen` never goes back.
             seen = now;
@@ -405,18 +413,133 @@ fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
             std::hint::spin_loop();
         }
     }
-    let mut g = s.lock_sleep();
+    // Then idle work while the caller rests, then parked. `idle_gen` changes at every rest
+    // and registration (under the sleep lock, with a wake-up), so a helper that found nothing
+    // to do looks again only then.
     let mut parked = false;
+    let mut nothing_at = None;
     loop {
         let r = s.round.load(Ordering::Acquire);
         if r > seen {
             return r;
         }
+        let generation = s.idle_gen.load(Ordering::Acquire);
+        if nothing_at != Some(generation) && s.rest.load(Ordering::Acquire) {
+            let retired = std::mem::take(&mut *s.retired.lock().unwrap_or_else(|e| e.into_inner()));
+            if !retired.is_empty() {
+                drop(retired);
+                continue;
+            }
+            if !idle_unit(s) {
+                nothing_at = Some(generation);
+            }
+            continue;
+        }
+        let g = s.lock_sleep();
+        let r = s.round.load(Ordering::Acquire);
+        if r > seen {
+            return r;
+        }
+        if s.idle_gen.load(Ordering::Acquire) != generation {
+            continue;
+        }
         if !parked && spin {
             count(HELPER_PARKS, 1);
             parked = true;
         }
-        g = s.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+        drop(s.wake.wait(g).unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
+/// One unit of the crew's idle work, if any is registered: whether it did something. A unit
+/// that panics ends the idle work (its owner is expected to catch its own panics).
+fn idle_unit(s: &Shared) -> bool {
+    let Some(unit) = s.idle.lock().unwrap_or_else(|e| e.into_inner()).clone() else { return false };
+    let start = Instant::now();
+    match catch_unwind(AssertUnwindSafe(|| unit())) {
+        Ok(true) => {
+            count(IDLE_UNITS, 1);
+            count(IDLE_NS, start.elapsed().as_nanos() as u64);
+            true
+        }
+        Ok(false) => false,
+        Err(_) => {
+            *s.idle.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            false
+        }
+    }
+}
+
+/// Hands `value` to the calling thread's crew, whose helpers drop it while the caller rests
+/// between jobs (see [`idle_work`]; before any idle work), or drops it now where the thread has
+/// no helpers (or calls from inside a job). For values built on a helper with many
+/// allocations, such as a block read ahead: freeing them on the thread that allocated them
+/// costs the caller nothing, and glibc's allocator frees faster into the freeing thread's
+/// own arena. A value waits at most until the caller's next rest.
+pub fn retire<T: Send + 'static>(value: T) {
+    let value = CREW.with(|c| {
+        let Ok(slot) = c.try_borrow() else { return Some(value) };
+        match &*slot {
+            Some(crew) if !crew.helpers.is_empty() => {
+                crew.shared.retired.lock().unwrap_or_else(|e| e.into_inner()).push(Box::new(value));
+                None
+            }
+            _ => Some(value),
+        }
+    });
+    drop(value);
+}
+
+/// Work a crew helper does between jobs instead of parking; see [`idle_work`].
+type IdleFn = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// Registers `unit` as idle work of the calling thread's crew until the returned guard drops.
+///
+/// After the caller has said that its next job is not near (the validation does so after each
+/// block's scripts, before applying the block and connecting the next one's inputs), a helper
+/// that would otherwise park calls `unit` until it returns `false` (nothing to do now) or a job
+/// arrives; it looks again at the next such rest. The helper joins a job that arrives during
+/// a unit when the unit ends, so units should be short (a block read and decoded, say); work
+/// that the job needs must not wait on a unit that cannot finish. The crew gets its first
+/// helper now if it has none. Nothing is registered when called from inside a job. A unit that
+/// panics ends the idle work.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+///
+/// let done = Arc::new(AtomicUsize::new(0));
+/// let d = Arc::clone(&done);
+/// let _guard = fullverify::crew::idle_work(move || d.fetch_add(1, Ordering::Relaxed) < 10);
+/// // Helpers do it only while their caller rests between jobs.
+/// let (a, b) = fullverify::crew::join(2, || 1, || 2);
+/// assert_eq!(a + b, 3);
+/// ```
+pub fn idle_work(unit: impl Fn() -> bool + Send + Sync + 'static) -> IdleWork {
+    let registered = CREW.with(|c| {
+        let Ok(mut slot) = c.try_borrow_mut() else { return None };
+        let crew = slot.get_or_insert_with(Crew::new);
+        crew.reserve(1);
+        let s = Arc::clone(&crew.shared);
+        *s.idle.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(unit));
+        let _g = s.lock_sleep();
+        s.idle_gen.fetch_add(1, Ordering::AcqRel);
+        s.wake.notify_all();
+        drop(_g);
+        Some(s)
+    });
+    IdleWork(registered)
+}
+
+/// The registration of [`idle_work`]: dropping it removes the work (a unit under way may still
+/// finish).
+pub struct IdleWork(Option<Arc<Shared>>);
+
+impl Drop for IdleWork {
+    fn drop(&mut self) {
+        if let Some(s) = &self.0 {
+            *s.idle.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
     }
 }
 
@@ -432,14 +555,24 @@ pub(crate) fn rest_helpers() {
     CREW.with(|c| {
         if let Ok(slot) = c.try_borrow() {
             if let Some(crew) = &*slot {
-                crew.shared.rest.store(true, Ordering::Relaxed);
+                let s = &*crew.shared;
+                s.rest.store(true, Ordering::Release);
+                if s.idle.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+                    // Parked helpers look at the idle work again.
+                    let _g = s.lock_sleep();
+                    s.idle_gen.fetch_add(1, Ordering::AcqRel);
+                    s.wake.notify_all();
+                }
             }
         }
     });
 }
 
-/// Runs `job` on `workers` threads, the calling thread one of them, and returns when all have
-/// finished it. The other `workers − 1` are this thread's crew (started on first use, grown
+/// Runs `job` on up to `workers` threads, the calling thread one of them, and returns when all
+/// that ran it have finished it: a helper that has not taken the job by the time the caller's
+/// run of it returns is let off, so a job must leave nothing undone that only another worker
+/// would do (every job here shares its work out by claims: whoever runs it takes what is
+/// left). The other `workers − 1` are this thread's crew (started on first use, grown
 /// when more are asked for, kept until the thread ends); a nested call, made from inside a
 /// job, spawns scoped threads instead.
 pub(crate) fn on_crew(workers: usize, job: &(dyn Fn() + Sync)) {
@@ -466,7 +599,8 @@ pub(crate) fn on_crew(workers: usize, job: &(dyn Fn() + Sync)) {
 
 /// Runs `a` and `b`, on two workers when `threads` is two or more (the calling thread and one
 /// of its crew, the helpers the parallel checks use next), and returns both results. Each
-/// worker takes whichever closure has not started, so a helper slow to start costs nothing.
+/// worker takes whichever closure has not started, so a helper slow to start costs nothing: the
+/// calling thread runs both, and the helper is let off.
 ///
 /// ```
 /// let (x, y) = fullverify::crew::join(2, || 6 * 7, || "read");
@@ -535,8 +669,9 @@ pub(crate) fn build_in_two<R: Send>(
     v
 }
 
-/// Runs `work` on `threads` workers (the calling thread and its crew) and
-/// returns what each returned, in no particular order.
+/// Runs `work` on up to `threads` workers (the calling thread and its crew; see [`on_crew`]
+/// for a helper that comes too late) and returns what each that ran it returned, in no
+/// particular order.
 pub(crate) fn on_workers<R: Send>(threads: usize, work: impl Fn() -> R + Sync) -> Vec<R> {
     on_workers_beside(threads, work, &Side::none())
 }

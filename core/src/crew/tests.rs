@@ -82,8 +82,27 @@ fn claims_cover_every_item_once_in_shrinking_pieces() {
 
 use std::collections::HashSet;
 
-/// Every worker runs each job once, on distinct threads, for changing worker counts; jobs
-/// borrow the caller's locals; nested calls work.
+/// Runs a job on `workers` workers that each run `then` after checking in and waiting (up to
+/// ten seconds) for all to have: the caller cannot finish it before every helper took it, so
+/// none is let off. Returns how many ran it; each runs it at most once.
+fn all_arrive(workers: usize, then: impl Fn() + Sync) -> usize {
+    let arrived = AtomicUsize::new(0);
+    let ids = Mutex::new(HashSet::new());
+    on_crew(workers, &|| {
+        assert!(ids.lock().unwrap().insert(std::thread::current().id()), "a worker ran the job twice");
+        arrived.fetch_add(1, Ordering::AcqRel);
+        let start = Instant::now();
+        while arrived.load(Ordering::Acquire) < workers && start.elapsed() < Duration::from_secs(10) {
+            std::hint::spin_loop();
+        }
+        then();
+    });
+    arrived.into_inner()
+}
+
+/// Every worker runs each job at most once, on distinct threads, the caller always, for
+/// changing worker counts; a job that waits for all its workers gets them (no helper is let
+/// off a job its caller has not finished); jobs borrow the caller's locals; nested calls work.
 #[test]
 fn every_worker_runs_each_job_once() {
     for workers in [1, 2, 3, 2, 5, 1, 4] {
@@ -94,14 +113,16 @@ fn every_worker_runs_each_job_once() {
                 count.fetch_add(1, Ordering::Relaxed);
                 ids.lock().unwrap().push(std::thread::current().id());
             });
-            assert_eq!(count.into_inner(), workers);
+            let ran = count.into_inner();
+            assert!((1..=workers).contains(&ran));
             let ids = ids.into_inner().unwrap();
-            assert_eq!(ids.iter().collect::<HashSet<_>>().len(), workers);
+            assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ran);
             assert!(ids.contains(&std::thread::current().id()));
+            assert_eq!(all_arrive(workers, || ()), workers);
         }
     }
     let total = AtomicUsize::new(0);
-    on_crew(2, &|| on_crew(3, &|| _ = total.fetch_add(1, Ordering::Relaxed)));
+    all_arrive(2, || _ = all_arrive(3, || _ = total.fetch_add(1, Ordering::Relaxed)));
     assert_eq!(total.into_inner(), 6);
     // `join` borrows, returns both results, and runs both on one thread too.
     let v = [1u64, 2, 3];
@@ -120,16 +141,15 @@ fn changing_worker_counts_back_to_back() {
 }
 
 /// `calls` jobs on this thread's crew, the number of workers changing every time; each job
-/// must run exactly once per worker. After every third job the helpers are told to rest
+/// must run exactly once per worker (every worker waits for the others to check in, so none
+/// is let off). After every third job the helpers are told to rest
 /// ([`rest_helpers`]), half of those times with a pause after it, so that the next job
 /// finds helpers parked, parking or still spinning: none may miss it.
 fn jobs_with_changing_worker_counts(calls: usize) {
     let counts = [4, 2, 3, 1, 4, 2, 2, 3];
     for k in 0..calls {
         let workers = counts[k % counts.len()];
-        let count = AtomicUsize::new(0);
-        on_crew(workers, &|| _ = count.fetch_add(1, Ordering::Relaxed));
-        assert_eq!(count.into_inner(), workers, "call {k}");
+        assert_eq!(all_arrive(workers, || ()), workers, "call {k}");
         if k % 3 == 2 {
             rest_helpers();
             if k % 6 == 5 {
@@ -172,7 +192,7 @@ fn panics_reach_the_caller() {
     for in_caller in [false, true] {
         let finished = AtomicUsize::new(0);
         let r = catch_unwind(AssertUnwindSafe(|| {
-            on_crew(3, &|| {
+            all_arrive(3, || {
                 if (std::thread::current().id() == caller) == in_caller {
                     panic!("job failed");
                 }
@@ -181,9 +201,7 @@ fn panics_reach_the_caller() {
             });
         }));
         assert!(r.is_err());
-        let count = AtomicUsize::new(0);
-        on_crew(3, &|| _ = count.fetch_add(1, Ordering::Relaxed));
-        assert_eq!(count.into_inner(), 3);
+        assert_eq!(all_arrive(3, || ()), 3);
     }
 }
 
@@ -222,4 +240,141 @@ fn a_helper_on_its_spawners_cpu_moves_off_it() {
     })
     .join()
     .unwrap();
+}
+
+/// Idle work: a helper does it while its caller rests between jobs, never inside a job and not
+/// before the caller's first rest; it stops when the unit says there is nothing to do and starts
+/// again at the next rest; a value retired meanwhile is dropped on the helper; a unit that
+/// panics ends the idle work and the crew goes on. On a thread of its own (a crew of its own).
+#[test]
+fn idle_work_runs_between_jobs_while_the_caller_rests() {
+    std::thread::spawn(|| {
+        let in_job = Arc::new(AtomicBool::new(false));
+        let budget = Arc::new(AtomicUsize::new(0));
+        let units = Arc::new(Mutex::new(Vec::new()));
+        let (flag, left, done) = (Arc::clone(&in_job), Arc::clone(&budget), Arc::clone(&units));
+        assert_eq!(all_arrive(2, || ()), 2);
+        let guard = idle_work(move || {
+            if left.load(Ordering::Acquire) == 0 {
+                return false;
+            }
+            left.fetch_sub(1, Ordering::AcqRel);
+            done.lock().unwrap().push((std::thread::current().id(), flag.load(Ordering::Acquire)));
+            true
+        });
+        let wait_for = |n: usize| {
+            let start = Instant::now();
+            while units.lock().unwrap().len() < n && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            units.lock().unwrap().len()
+        };
+        // Work is there, but the caller has not rested: nothing is done.
+        budget.store(3, Ordering::Release);
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(units.lock().unwrap().len(), 0);
+        for round in 1..=3 {
+            rest_helpers();
+            assert_eq!(wait_for(3 * round), 3 * round, "round {round}");
+            // Nothing more to do: the helper stops (and parks) until the next rest.
+            budget.store(3, Ordering::Release);
+            std::thread::sleep(Duration::from_millis(20));
+            assert_eq!(units.lock().unwrap().len(), 3 * round);
+            in_job.store(true, Ordering::Release);
+            all_arrive(2, || ());
+            in_job.store(false, Ordering::Release);
+        }
+        let me = std::thread::current().id();
+        assert!(units.lock().unwrap().iter().all(|&(on, during_job)| on != me && !during_job));
+        // Retired values are dropped by a helper at the caller's next rest.
+        struct Noted(Arc<Mutex<Option<std::thread::ThreadId>>>);
+        impl Drop for Noted {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap() = Some(std::thread::current().id());
+            }
+        }
+        let dropped = Arc::new(Mutex::new(None));
+        retire(Noted(Arc::clone(&dropped)));
+        assert_eq!(*dropped.lock().unwrap(), None);
+        rest_helpers();
+        let start = Instant::now();
+        while dropped.lock().unwrap().is_none() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let on = dropped.lock().unwrap().expect("dropped at the rest");
+        assert_ne!(on, me);
+        drop(guard);
+        // A panicking unit ends the idle work; jobs go on.
+        let tries = Arc::new(AtomicUsize::new(0));
+        let t = Arc::clone(&tries);
+        let _guard = idle_work(move || {
+            t.fetch_add(1, Ordering::AcqRel);
+            panic!("idle unit failed");
+        });
+        for _ in 0..3 {
+            rest_helpers();
+            std::thread::sleep(Duration::from_millis(20));
+            assert_eq!(all_arrive(2, || ()), 2);
+        }
+        assert_eq!(tries.load(Ordering::Acquire), 1);
+    })
+    .join()
+    .expect("the idle work behaves");
+    // Without helpers a retired value is dropped at once, on the caller.
+    std::thread::spawn(|| {
+        let dropped = Arc::new(AtomicBool::new(false));
+        struct Flag(Arc<AtomicBool>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
+        }
+        retire(Flag(Arc::clone(&dropped)));
+        assert!(dropped.load(Ordering::Acquire));
+    })
+    .join()
+    .unwrap();
+}
+
+/// A job that its caller finishes while the helper is held up (here in a unit of idle work
+/// that waits for the job to end) returns without it: the helper is let off, and takes the
+/// next job as usual. Watched: a caller waiting for the held-up helper would wait for ever.
+#[test]
+fn a_helper_held_up_is_let_off_a_job_its_caller_finished() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = catch_unwind(|| {
+            assert_eq!(all_arrive(2, || ()), 2);
+            let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+            let release_rx = Mutex::new(release_rx);
+            let started = Arc::new(AtomicBool::new(false));
+            let s = Arc::clone(&started);
+            let once = AtomicBool::new(false);
+            let _guard = idle_work(move || {
+                if once.swap(true, Ordering::AcqRel) {
+                    return false;
+                }
+                s.store(true, Ordering::Release);
+                // Held until the test says so (or ten seconds).
+                let _ = release_rx.lock().unwrap().recv_timeout(Duration::from_secs(10));
+                true
+            });
+            rest_helpers();
+            while !started.load(Ordering::Acquire) {
+                std::thread::yield_now();
+            }
+            let before = stats().let_off;
+            let ran = AtomicUsize::new(0);
+            on_crew(2, &|| _ = ran.fetch_add(1, Ordering::Relaxed));
+            assert_eq!(ran.into_inner(), 1);
+            assert!(stats().let_off > before);
+            release_tx.send(()).unwrap();
+            assert_eq!(all_arrive(2, || ()), 2);
+        });
+        let _ = tx.send(outcome.is_ok());
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(ok) => assert!(ok, "the job ran wrongly"),
+        Err(_) => panic!("the caller waited for a helper that had not taken its job"),
+    }
 }

@@ -2,6 +2,7 @@
 //! A chain replay: a source's blocks connected one by one through the chain state, resumed from
 //! its last flush, into a [`ChainOutcome`] and its packet.
 
+use super::ahead::{Ahead, ReadAhead};
 use super::write::{write_tip_hints, BlocksOut, Written};
 use super::{block_bytes, summary_json, Failure, Settings, SourceKind, Store};
 use crate::metrics::{bands, baseline, resources_since, BlockRecord, Resources};
@@ -176,6 +177,9 @@ fn crew_json(c: &fullverify::crew::Stats) -> serde_json::Value {
         "caller_parks": c.caller_parks,
         "helper_spin_s": c.helper_spin_ns as f64 * 1e-9,
         "helper_parks": c.helper_parks,
+        "idle_units": c.idle_units,
+        "idle_s": c.idle_ns as f64 * 1e-9,
+        "let_off": c.let_off,
     })
 }
 
@@ -214,8 +218,7 @@ pub fn run_chain(
     let start = Instant::now();
     let before = baseline();
     let crew_before = fullverify::crew::stats();
-    let mut src =
-        open_source(kind, path, settings.chain.network).map_err(|e| Failure::Source(e.to_string()))?;
+    let src = open_source(kind, path, settings.chain.network).map_err(|e| Failure::Source(e.to_string()))?;
     let opts = settings.chain.clone();
     let (datadir, _temp) = match &settings.store {
         Store::Dir(d) => (Some(d.clone()), None),
@@ -256,12 +259,15 @@ pub fn run_chain(
     observer.start(total);
     let mut t = Totals::default();
     let mut digest = Sha256::new();
+    let (params, backend) = (settings.chain.network.params(), settings.chain.backend);
+    // With two or more workers, the crew's helper reads and prepares blocks while this thread
+    // applies a block and connects the next one's inputs (see `ahead`).
+    let reader = Ahead::new(src, params, backend, settings.read_ahead && settings.chain.threads >= 2);
     let (mut bytes_read, mut blocks_read) = (0u64, 0u64);
     // Blocks of the source that are already in the state are skipped until the tip is found.
     let mut waiting_for_tip = resumed_from.map(|(_, h)| h);
     let mut failure: Option<Failure> = None;
     let mut last = Instant::now();
-    let (params, backend) = (settings.chain.network.params(), settings.chain.backend);
     // The next block, read, prepared and its coins read ahead beside the scripts of the one
     // before; `None` when it was not (the first block, or after a skipped one).
     let mut ahead: Option<ReadAhead> = None;
@@ -274,11 +280,7 @@ pub fn run_chain(
         }
         let ReadAhead { next, prepared, read, digest_after } = match ahead.take() {
             Some(a) => a,
-            None => {
-                let t_read = Instant::now();
-                let next = src.next();
-                ReadAhead { next, prepared: None, read: t_read.elapsed(), digest_after: None }
-            }
+            None => reader.take(false),
         };
         t.read += read;
         let raw: RawBlock = match next {
@@ -289,9 +291,8 @@ pub fn run_chain(
                 break;
             }
         };
-        match digest_after {
-            Some(d) => digest = d,
-            None => digest.update(&raw.bytes),
+        if let Some(d) = digest_after {
+            digest = d;
         }
         bytes_read += raw.bytes.len() as u64;
         blocks_read += 1;
@@ -329,25 +330,17 @@ pub fn run_chain(
         // and the coins it spends read into the cache, unless this block is the last wanted.
         let last_wanted = !settings.read_ahead
             || settings.stop_height.is_some_and(|s| cs.tip().map_or(0, |(h, _)| h + 1) >= s);
+        reader.activate();
         let (r, next_ahead) = cs_connect(&mut cs, prepared, |prefetch| {
             if last_wanted {
                 return None;
             }
-            let t_read = Instant::now();
-            let next = src.next();
-            let (prepared, digest_after) = match &next {
-                Some(Ok(b)) => {
-                    // The source's digest as it will be once this block is taken (it is not
-                    // when the run stops first).
-                    let mut d = digest.clone();
-                    d.update(&b.bytes);
-                    let p = PreparedBlock::new(&b.bytes, params, backend);
-                    prefetch.block(&p);
-                    (Some(p), Some(d))
-                }
-                _ => (None, None),
-            };
-            Some(ReadAhead { next, prepared, read: t_read.elapsed(), digest_after })
+            // Prepared: here, or by the idle work that read it.
+            let a = reader.take(true);
+            if let Some(p) = &a.prepared {
+                prefetch.block(p);
+            }
+            Some(a)
         });
         if let Err(mut e) = record(&cs, r, &mut t, observer, &mut last) {
             if let Failure::Invalid { origin, .. } = &mut e {
@@ -365,6 +358,7 @@ pub fn run_chain(
         ahead = next_ahead.flatten();
     }
     observer.finish();
+    let src_notes = reader.into_source().notes.lines();
     if failure.is_none() {
         if let Some(tip) = waiting_for_tip {
             failure = Some(Failure::Source(format!(
@@ -434,7 +428,7 @@ pub fn run_chain(
             blocks_read,
             bytes_read,
             sha256: hex::encode(digest.finalize()),
-            notes: src.notes.lines(),
+            notes: src_notes,
         },
         crew: fullverify::crew::stats().since(&crew_before),
         failure,
@@ -453,16 +447,6 @@ fn store_failure(datadir: &Path, message: &str) -> String {
     };
     let _ = std::fs::remove_file(&probe);
     format!("the chain state in {}: {message}{why}", datadir.display())
-}
-
-/// What the side job of a block read ahead: the source's next item, the block prepared (when
-/// it was read), the time that took, and the source's digest with the block's bytes added
-/// (hashed there rather than on the validating thread).
-struct ReadAhead {
-    next: Option<Result<RawBlock, SourceError>>,
-    prepared: Option<PreparedBlock>,
-    read: Duration,
-    digest_after: Option<Sha256>,
 }
 
 /// [`Chainstate::connect_prepared`] (a function, so the side job's closure type is inferred).

@@ -9,6 +9,7 @@
 //! source ends, `stop_height` is reached, a block is invalid or a read fails → flush → the
 //! state at the tip. Nothing is printed; an [`Observer`] hears of progress.
 
+mod ahead;
 mod block;
 mod chain;
 mod write;
