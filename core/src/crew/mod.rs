@@ -427,7 +427,9 @@ fn wait_round(s: &Shared, seen: u64, spin: bool) -> u64 {
         if nothing_at != Some(generation) && s.rest.load(Ordering::Acquire) {
             let retired = std::mem::take(&mut *s.retired.lock().unwrap_or_else(|e| e.into_inner()));
             if !retired.is_empty() {
-                drop(retired);
+                // A value whose drop panics must not end the helper (its caller would wait
+                // for it for ever).
+                let _ = catch_unwind(AssertUnwindSafe(|| drop(retired)));
                 continue;
             }
             if !idle_unit(s) {
