@@ -689,9 +689,11 @@ fn the_block_read_ahead_of_a_failing_one_is_not_counted_as_read() {
         assert_eq!(p["source"]["blocks_read"], 106, "{extra:?}");
         assert_eq!(p["source"]["bytes_read"], taken.len(), "{extra:?}");
         assert_eq!(p["source"]["sha256"], hex::encode(fullverify::hash::sha256(&taken)), "{extra:?}");
-        // Reading ahead, the crew's helper read blocks between the scripts (idle work).
-        let idle_units = p["metrics"]["crew"]["idle_units"].as_u64().unwrap();
-        assert_eq!(idle_units > 0, extra.is_empty(), "{extra:?}: {idle_units}");
+        // Without reading ahead the crew's helper reads nothing between the scripts (with it,
+        // whether it gets to a block before the main thread does depends on the scheduler).
+        if !extra.is_empty() {
+            assert_eq!(p["metrics"]["crew"]["idle_units"], 0, "{extra:?}");
+        }
     }
 }
 
