@@ -187,6 +187,14 @@ impl Shared {
     fn lock_sleep(&self) -> MutexGuard<'_, ()> {
         self.sleep.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Makes helpers look at the idle work again: a new `idle_gen`, and parked ones woken
+    /// (under the sleep lock, so none misses it between its look and its wait).
+    fn look_again(&self) {
+        let _g = self.lock_sleep();
+        self.idle_gen.fetch_add(1, Ordering::AcqRel);
+        self.wake.notify_all();
+    }
 }
 
 /// Helper threads of one calling thread.
@@ -524,10 +532,7 @@ pub fn idle_work(unit: impl Fn() -> bool + Send + Sync + 'static) -> IdleWork {
         crew.reserve(1);
         let s = Arc::clone(&crew.shared);
         *s.idle.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(unit));
-        let _g = s.lock_sleep();
-        s.idle_gen.fetch_add(1, Ordering::AcqRel);
-        s.wake.notify_all();
-        drop(_g);
+        s.look_again();
         Some(s)
     });
     IdleWork(registered)
@@ -560,10 +565,7 @@ pub(crate) fn rest_helpers() {
                 let s = &*crew.shared;
                 s.rest.store(true, Ordering::Release);
                 if s.idle.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
-                    // Parked helpers look at the idle work again.
-                    let _g = s.lock_sleep();
-                    s.idle_gen.fetch_add(1, Ordering::AcqRel);
-                    s.wake.notify_all();
+                    s.look_again();
                 }
             }
         }
