@@ -213,8 +213,8 @@ pub(super) fn connect_inputs<S: CoinSource>(
     };
     let mut fetch = bip30;
     // Coins created in this block and not yet spent, and pre-block coins spent so far; sized
-    // for the whole block up front (growing them, rehashing as they go, was a few per cent of
-    // the validating thread's time).
+    // for the whole block up front (growing them, rehashing as they went, made the fetch of
+    // the spent coins about a sixth slower on the default corpus).
     let n_outputs: usize = block.txdata.iter().map(|tx| tx.outputs.len()).sum();
     let n_inputs: usize = block.txdata.iter().skip(1).map(|tx| tx.inputs.len()).sum();
     let mut created: OutPointMap<Coin> = OutPointMap::with_capacity_and_hasher(n_outputs, Default::default());
