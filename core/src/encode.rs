@@ -564,6 +564,11 @@ impl Block {
         self.header.block_hash()
     }
 
+    /// The inputs of its non-coinbase transactions: one per coin the block spends.
+    pub fn spending_inputs(&self) -> usize {
+        self.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum()
+    }
+
     /// Size without witness data (bytes): header, transaction count, stripped transactions.
     pub fn base_size(&self) -> usize {
         80 + compact_size_len(self.txdata.len() as u64)

@@ -277,7 +277,7 @@ pub fn finish_spent(
             (s, f)
         }
     };
-    let inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
+    let inputs = block.spending_inputs();
     if spent.len() != inputs {
         return Err(format!(
             "{name}: {} spent outputs for the block's {inputs} non-coinbase inputs",

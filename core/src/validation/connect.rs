@@ -216,7 +216,7 @@ pub(super) fn connect_inputs<S: CoinSource>(
     // for the whole block up front (growing them, rehashing as they went, made the fetch of
     // the spent coins about a sixth slower on the default corpus).
     let n_outputs: usize = block.txdata.iter().map(|tx| tx.outputs.len()).sum();
-    let n_inputs: usize = block.txdata.iter().skip(1).map(|tx| tx.inputs.len()).sum();
+    let n_inputs = block.spending_inputs();
     let mut created: OutPointMap<Coin> = OutPointMap::with_capacity_and_hasher(n_outputs, Default::default());
     let mut spent_before = OutPointSet::with_capacity_and_hasher(n_inputs, Default::default());
     let mut delta_spent: Vec<(OutPoint, Coin)> = Vec::with_capacity(n_inputs);

@@ -226,7 +226,7 @@ fn check_decoded(
 ) -> Result<BlockCheckSummary, BlockError> {
     let &CheckOptions { network, threads, backend, sig_mode } = opts;
     let params = network.params();
-    let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
+    let n_inputs = block.spending_inputs();
     let hash = block.block_hash();
     if threads < 2 || spent.len() != n_inputs || check_block_header(&block.header, &hash, params).is_err() {
         // One step after the other.
@@ -319,7 +319,7 @@ fn connect_with_spent(
         _ => block.header.time as i64,
     });
     contextual_check_block(block, &checked, height, cutoff, params)?;
-    let n_inputs: usize = block.txdata.iter().filter(|t| !t.is_coinbase()).map(|t| t.inputs.len()).sum();
+    let n_inputs = block.spending_inputs();
     if spent.len() != n_inputs {
         return Err(BlockError::new(
             format!("spent-outputs-mismatch ({} for {n_inputs} inputs)", spent.len()),
