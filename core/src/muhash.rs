@@ -589,7 +589,9 @@ mod tests {
         shapes.push(m);
         m[0] -= 1;
         shapes.push(m);
-        for k in [0, 1, 23, 46, 47] {
+        // Words at the ends and on both sides of the middle (where a product split in halves
+        // would cut).
+        for k in [0, 1, 23, 24, 25, 46, 47] {
             let mut w = [0; LIMBS];
             w[k] = u64::MAX;
             shapes.push(w);
@@ -600,12 +602,22 @@ mod tests {
             below[k] = u64::MAX - 1;
             shapes.push(below);
         }
+        // Halves equal, and one half all ones with the other zero, in both orders: operands
+        // whose halves are as alike and as unlike as they can be.
+        let mut lo_ones = [0; LIMBS];
+        lo_ones[..LIMBS / 2].fill(u64::MAX);
+        let mut hi_ones = [0; LIMBS];
+        hi_ones[LIMBS / 2..].fill(u64::MAX);
+        shapes.extend([lo_ones, hi_ones]);
         let mut seed = 0x3072_u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed ^ (seed >> 29)
+        };
+        let half: [u64; LIMBS / 2] = core::array::from_fn(|_| next());
+        shapes.push(core::array::from_fn(|i| half[i % (LIMBS / 2)]));
         for _ in 0..40 {
-            shapes.push(core::array::from_fn(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                seed ^ (seed >> 29)
-            }));
+            shapes.push(core::array::from_fn(|_| next()));
         }
         for a in &shapes {
             for b in &shapes {
