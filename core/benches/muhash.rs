@@ -2,7 +2,9 @@
 //! MuHash3072 micro-benchmarks, per element: `muhash/mul/<backend>` (one 3072-bit product
 //! modulo 2^3072 − 1103717), `muhash/to_num` (SHA-256 and the 384-byte ChaCha20 expansion of a
 //! 60-byte coin), `muhash/insert/<backend>` (both, as the incremental MuHash pays per coin)
-//! and `muhash/set_insert/<backend>` (the same through `SetProduct`, as the final MuHash pays).
+//! `muhash/set_insert/<backend>` (the same through `SetProduct`, as the final MuHash pays) and
+//! `muhash/set_mul/<backend>` (`SetProduct`'s product alone: a 3072-bit factor multiplied in;
+//! on AVX2, one lane of the eight-lane product and the factor's conversion to 28-bit limbs).
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use fullverify::muhash::{to_num3072, MuHash3072, Num3072, SetProduct};
 use fullverify::Backend;
@@ -34,6 +36,12 @@ fn bench_muhash(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("set_insert", b.name()), |bch| {
             let mut p = SetProduct::new(b);
             bch.iter(|| p.insert(black_box(&coin)))
+        });
+    }
+    for b in Backend::available() {
+        g.bench_function(BenchmarkId::new("set_mul", b.name()), |bch| {
+            let mut p = SetProduct::new(b);
+            bch.iter(|| p.mul_num(black_box(&y)))
         });
     }
     g.finish();

@@ -340,8 +340,12 @@ fn keystream_384(backend: crate::Backend, key: &[u8; 32]) -> [u8; 384] {
 /// The product of many MuHash elements, for hashing a whole set at once (the final MuHash
 /// policy): [`SetProduct::insert`] equals [`MuHash3072::insert`], and
 /// [`SetProduct::finish`] gives the accumulator. On the IFMA backend the running product stays
-/// in 52-bit limbs between multiplications, converted once at the end; elsewhere it is a
-/// [`Num3072`] multiplied as by `insert`.
+/// in 52-bit limbs between multiplications, converted once at the end. On the AVX2 backend it
+/// is eight running products in 28-bit limbs, one per lane of the AVX2 kernel
+/// (`backend::avx2::num3072`): elements are taken eight at a time, one into each lane, and
+/// the eight lanes are multiplied together at the end, with the elements of a last,
+/// incomplete group multiplied in one by one. Elsewhere it is a [`Num3072`] multiplied as by
+/// `insert`.
 ///
 /// ```
 /// use fullverify::muhash::{MuHash3072, SetProduct};
@@ -362,13 +366,29 @@ pub struct SetProduct {
     acc: ProductAcc,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum ProductAcc {
     /// 48 words below 2^3072, as in [`MuHash3072`].
     Words(Num3072),
     /// 60 limbs below 2^52, a value below 2^3120 (IFMA).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Limbs52([u64; crate::backend::ifma::num3072::LIMBS52]),
+    /// Eight products in 28-bit limbs and the next group of elements (AVX2).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    Lanes28(Box<Lanes28Acc>),
+}
+
+/// The AVX2 accumulator of [`SetProduct`]: lane l of `acc` is the product of the elements
+/// that went to lane l; `next` fills lane by lane with the following elements and is
+/// multiplied in when all eight are there.
+#[derive(Clone, Debug)]
+struct Lanes28Acc {
+    acc: crate::backend::avx2::num3072::Lanes28,
+    next: crate::backend::avx2::num3072::Lanes28,
+    /// Lanes of `next` filled.
+    filled: usize,
+    /// Whether `acc` holds anything but ones.
+    used: bool,
 }
 
 impl SetProduct {
@@ -380,6 +400,12 @@ impl SetProduct {
                 let mut one = [0u64; crate::backend::ifma::num3072::LIMBS52];
                 one[0] = 1;
                 ProductAcc::Limbs52(one)
+            }
+            #[cfg(target_arch = "x86_64")]
+            crate::backend::BackendKind::Avx2 => {
+                let mut ones = [[0u64; 8]; crate::backend::avx2::num3072::LIMBS28];
+                ones[0] = [1; 8];
+                ProductAcc::Lanes28(Box::new(Lanes28Acc { acc: ones, next: ones, filled: 0, used: false }))
             }
             _ => ProductAcc::Words(Num3072::ONE),
         };
@@ -395,6 +421,9 @@ impl SetProduct {
                 let x = crate::backend::ifma::num3072::limbs52_from_le_bytes(&bytes);
                 *l = Self::mul_limbs52(self.backend, l, &x);
             }
+            ProductAcc::Lanes28(p) => {
+                p.push(self.backend, &crate::backend::avx2::num3072::limbs28_from_le_bytes(&bytes))
+            }
         }
     }
 
@@ -405,6 +434,9 @@ impl SetProduct {
             ProductAcc::Limbs52(l) => {
                 let x = crate::backend::ifma::num3072::to_limbs52(&x.limbs);
                 *l = Self::mul_limbs52(self.backend, l, &x);
+            }
+            ProductAcc::Lanes28(p) => {
+                p.push(self.backend, &crate::backend::avx2::num3072::limbs28_from_le_bytes(&x.to_le_bytes()))
             }
         }
     }
@@ -434,8 +466,47 @@ impl SetProduct {
                 t[..49].copy_from_slice(&crate::backend::ifma::num3072::words_from_limbs52(l));
                 Num3072::fold(&t)
             }
+            ProductAcc::Lanes28(p) => p.product(self.backend),
         };
         MuHash3072 { numerator, denominator: Num3072::ONE }
+    }
+}
+
+impl Lanes28Acc {
+    /// Puts an element (limbs below 2^28) into the next free lane of `next`, and multiplies
+    /// `next` into `acc` once all eight lanes are filled.
+    fn push(&mut self, backend: crate::Backend, x: &[u64; crate::backend::avx2::num3072::LIMBS28]) {
+        for (limb, &v) in self.next.iter_mut().zip(x) {
+            limb[self.filled] = v;
+        }
+        self.filled += 1;
+        if self.filled == 8 {
+            self.acc = crate::backend::avx2::num3072::mul_on(backend, &self.acc, &self.next);
+            self.filled = 0;
+            self.used = true;
+        }
+    }
+
+    /// The product of everything pushed, as a weakly reduced [`Num3072`]: the eight lanes of
+    /// `acc` (when any group was complete) and the elements waiting in `next`, multiplied one
+    /// by one.
+    fn product(&self, backend: crate::Backend) -> Num3072 {
+        let num = |lane: usize, of: &crate::backend::avx2::num3072::Lanes28| {
+            let limbs = core::array::from_fn(|i| of[i][lane]);
+            let mut t = [0u64; 2 * LIMBS];
+            t[..49].copy_from_slice(&crate::backend::avx2::num3072::words_from_limbs28(&limbs));
+            Num3072::fold(&t)
+        };
+        let mut out = Num3072::ONE;
+        if self.used {
+            for lane in 0..8 {
+                out = out.mul_with(backend, &num(lane, &self.acc));
+            }
+        }
+        for lane in 0..self.filled {
+            out = out.mul_with(backend, &num(lane, &self.next));
+        }
+        out
     }
 }
 

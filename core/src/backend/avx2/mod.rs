@@ -6,7 +6,8 @@
 //!   the portable `[u64; 8]` model `Emulated` (every target) and the register type `Avx2`
 //!   (x86-64);
 //! - [`chacha20`]: ChaCha20 on eight block counters at once (MuHash's element expansion);
-//! - [`field`]: `Fe10x26x8`, eight elements of GF(p) in ten 26-bit limbs.
+//! - [`field`]: `Fe10x26x8`, eight elements of GF(p) in ten 26-bit limbs;
+//! - [`num3072`]: eight of MuHash's 3072-bit products at once, in 110 limbs of 28 bits.
 //!
 //! As with the IFMA kernels, the code is written once, generic over the lane type, so the
 //! tests run the very code that runs on AVX2 hardware through the model on every machine.
@@ -18,5 +19,6 @@
 pub(crate) mod chacha20;
 pub(crate) mod field;
 pub(crate) mod lanes;
+pub(crate) mod num3072;
 #[cfg(test)]
 mod tests;

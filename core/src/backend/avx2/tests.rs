@@ -420,3 +420,145 @@ fn chacha20_eight_blocks_equal_the_scalar_block_function() {
         }
     }
 }
+
+// MuHash's 3072-bit product, eight lanes in 28-bit limbs.
+
+use super::num3072::{
+    limbs28_from_le_bytes, mul_mod_lanes28, words_from_limbs28, Lanes28, LIMBS28, LIMB_MAX,
+};
+
+const M28: u64 = (1 << 28) - 1;
+
+fn muhash_modulus() -> BigUint {
+    (BigUint::from(1u8) << 3072) - BigUint::from(1_103_717u32)
+}
+
+fn big28(l: &[u64; LIMBS28]) -> BigUint {
+    l.iter().rev().fold(BigUint::from(0u8), |acc, &v| (acc << 28) + BigUint::from(v))
+}
+
+fn limbs28_of(v: &BigUint) -> [u64; LIMBS28] {
+    let mut b = v.to_bytes_le();
+    b.resize(384, 0);
+    limbs28_from_le_bytes(&b.try_into().unwrap())
+}
+
+fn lane(x: &Lanes28, l: usize) -> [u64; LIMBS28] {
+    core::array::from_fn(|i| x[i][l])
+}
+
+/// Operands anywhere the kernel accepts them: every limb at LIMB_MAX (the largest column
+/// sums), 2^3072 − 1, m − 1, m, m + 1, zero, one, 2^k, sparse saturated limbs, random limbs up
+/// to LIMB_MAX, and random values below 2^3072.
+fn limbs28_structured(rng: &mut SplitMix64) -> [u64; LIMBS28] {
+    let m = muhash_modulus();
+    match rng.next_u64() % 11 {
+        0 => [LIMB_MAX; LIMBS28],
+        1 => limbs28_of(&((BigUint::from(1u8) << 3072) - 1u8)),
+        2 => limbs28_of(&(&m - 1u8 + BigUint::from(rng.next_u64() % 3))),
+        3 => {
+            let mut l = [0u64; LIMBS28];
+            l[0] = rng.next_u64() % 2;
+            l
+        }
+        4 => limbs28_of(&(BigUint::from(1u8) << (rng.next_u64() % 3072))),
+        5 => core::array::from_fn(|_| if rng.next_u64().is_multiple_of(3) { M28 } else { 0 }),
+        6 => core::array::from_fn(|_| if rng.next_u64().is_multiple_of(2) { LIMB_MAX } else { 0 }),
+        7 => core::array::from_fn(|_| rng.next_u64() % (LIMB_MAX + 1)),
+        _ => {
+            let mut b = [0u8; 384];
+            rng.fill(&mut b);
+            limbs28_from_le_bytes(&b)
+        }
+    }
+}
+
+fn check_lanes28<L: Lanes>(iters: usize) {
+    let mut rng = SplitMix64(test_seed() ^ 28);
+    let m = muhash_modulus();
+    let group = |rng: &mut SplitMix64| -> Lanes28 {
+        let v: [[u64; LIMBS28]; 8] = core::array::from_fn(|_| limbs28_structured(rng));
+        core::array::from_fn(|i| core::array::from_fn(|l| v[l][i]))
+    };
+    // Eight running products, as the final MuHash keeps them, beside independent groups.
+    let mut acc = group(&mut rng);
+    let mut acc_big: Vec<BigUint> = (0..8).map(|l| big28(&lane(&acc, l)) % &m).collect();
+    for _ in 0..iters {
+        let (a, b) = (group(&mut rng), group(&mut rng));
+        let got = mul_mod_lanes28::<L>(&a, &b);
+        acc = mul_mod_lanes28::<L>(&acc, &b);
+        for (l, want_acc) in acc_big.iter_mut().enumerate() {
+            let g = lane(&got, l);
+            assert!(g.iter().all(|&v| v <= (1 << 28) + 1), "limb out of range");
+            assert_eq!(big28(&g) % &m, big28(&lane(&a, l)) * big28(&lane(&b, l)) % &m, "lane {l}");
+            *want_acc = &*want_acc * big28(&lane(&b, l)) % &m;
+            assert_eq!(big28(&lane(&acc, l)) % &m, *want_acc, "running product, lane {l}");
+        }
+    }
+}
+
+#[test]
+fn num3072_lanes28_emulated_vs_bigint() {
+    check_lanes28::<Emulated>(test_iters(40));
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn num3072_lanes28_avx2_vs_bigint() {
+    if crate::backend::require_or_skip(BackendKind::Avx2).is_none() {
+        return;
+    }
+    check_lanes28::<super::lanes::Avx2>(test_iters(200));
+}
+
+#[test]
+fn num3072_lanes28_conversions() {
+    let mut rng = SplitMix64(test_seed() ^ 0x28);
+    for i in 0..200 {
+        let mut b = [0u8; 384];
+        match i % 3 {
+            0 => b = [0xFF; 384],
+            1 => b[383] = 0x80,
+            _ => rng.fill(&mut b),
+        }
+        let l = limbs28_from_le_bytes(&b);
+        assert!(l.iter().all(|&v| v <= M28));
+        assert_eq!(big28(&l), BigUint::from_bytes_le(&b));
+        let words = words_from_limbs28(&l);
+        let mut back = BigUint::from(0u8);
+        for w in words.iter().rev() {
+            back = (back << 64) + BigUint::from(*w);
+        }
+        assert_eq!(back, BigUint::from_bytes_le(&b));
+    }
+    // Every limb at the bound: the value passes 2^3080 and needs the 49th word.
+    let top = [LIMB_MAX; LIMBS28];
+    let words = words_from_limbs28(&top);
+    let mut back = BigUint::from(0u8);
+    for w in words.iter().rev() {
+        back = (back << 64) + BigUint::from(*w);
+    }
+    assert_eq!(back, big28(&top));
+    assert!(back > BigUint::from(1u8) << 3080);
+}
+
+#[test]
+fn set_product_groups_of_eight_equal_muhash_insert() {
+    use crate::muhash::{MuHash3072, SetProduct};
+    // Counts around the group size: empty, a last group alone, complete groups, both.
+    for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 63] {
+        let data: Vec<[u8; 4]> = (0..n as u32).map(|i| i.to_le_bytes()).collect();
+        let mut want = MuHash3072::new();
+        for d in &data {
+            want.insert_with(crate::Backend::portable(), d);
+        }
+        let want = want.finalize();
+        for backend in crate::Backend::available() {
+            let mut p = SetProduct::new(backend);
+            for d in &data {
+                p.insert(d);
+            }
+            assert_eq!(p.finish().finalize(), want, "{backend}, {n} elements");
+        }
+    }
+}
