@@ -481,7 +481,7 @@ impl Lanes28Acc {
         }
         self.filled += 1;
         if self.filled == 8 {
-            self.acc = crate::backend::avx2::num3072::mul_on(backend, &self.acc, &self.next);
+            crate::backend::avx2::num3072::mul_on(backend, &mut self.acc, &self.next);
             self.filled = 0;
             self.used = true;
         }
