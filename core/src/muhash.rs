@@ -379,14 +379,21 @@ enum ProductAcc {
 }
 
 /// The AVX2 accumulator of [`SetProduct`]: lane l of `acc` is the product of the elements
-/// that went to lane l; `next` fills lane by lane with the following elements and is
-/// multiplied in when all eight are there.
+/// that went to lane l. Hashed elements wait as their ChaCha20 keys in `keys` until there are
+/// eight, which are expanded together, straight into limbs (`elems`), and multiplied in;
+/// numbers given as such fill `next` lane by lane and are multiplied in when all eight are
+/// there.
 #[derive(Clone, Debug)]
 struct Lanes28Acc {
     acc: crate::backend::avx2::num3072::Lanes28,
     next: crate::backend::avx2::num3072::Lanes28,
     /// Lanes of `next` filled.
     filled: usize,
+    keys: [[u8; 32]; 8],
+    /// Keys waiting in `keys`.
+    waiting: usize,
+    /// Room for the elements of eight keys.
+    elems: crate::backend::avx2::num3072::Lanes28,
     /// Whether `acc` holds anything but ones.
     used: bool,
 }
@@ -405,7 +412,15 @@ impl SetProduct {
             crate::backend::BackendKind::Avx2 => {
                 let mut ones = [[0u64; 8]; crate::backend::avx2::num3072::LIMBS28];
                 ones[0] = [1; 8];
-                ProductAcc::Lanes28(Box::new(Lanes28Acc { acc: ones, next: ones, filled: 0, used: false }))
+                ProductAcc::Lanes28(Box::new(Lanes28Acc {
+                    acc: ones,
+                    next: ones,
+                    filled: 0,
+                    keys: [[0; 32]; 8],
+                    waiting: 0,
+                    elems: ones,
+                    used: false,
+                }))
             }
             _ => ProductAcc::Words(Num3072::ONE),
         };
@@ -414,16 +429,17 @@ impl SetProduct {
 
     /// Multiplies in the element of `data`.
     pub fn insert(&mut self, data: &[u8]) {
-        let bytes = keystream_384(self.backend, &sha256(data));
+        let key = sha256(data);
         match &mut self.acc {
-            ProductAcc::Words(n) => *n = n.mul_with(self.backend, &Num3072::from_le_bytes(&bytes)),
+            ProductAcc::Words(n) => {
+                *n = n.mul_with(self.backend, &Num3072::from_le_bytes(&keystream_384(self.backend, &key)))
+            }
             ProductAcc::Limbs52(l) => {
-                let x = crate::backend::ifma::num3072::limbs52_from_le_bytes(&bytes);
+                let x =
+                    crate::backend::ifma::num3072::limbs52_from_le_bytes(&keystream_384(self.backend, &key));
                 *l = Self::mul_limbs52(self.backend, l, &x);
             }
-            ProductAcc::Lanes28(p) => {
-                p.push(self.backend, &crate::backend::avx2::num3072::limbs28_from_le_bytes(&bytes))
-            }
+            ProductAcc::Lanes28(p) => p.push_key(self.backend, key),
         }
     }
 
@@ -487,9 +503,22 @@ impl Lanes28Acc {
         }
     }
 
+    /// Puts a hashed element's ChaCha20 key into the next free place of `keys`, and expands the
+    /// eight and multiplies them into `acc` once all are there.
+    fn push_key(&mut self, backend: crate::Backend, key: [u8; 32]) {
+        self.keys[self.waiting] = key;
+        self.waiting += 1;
+        if self.waiting == 8 {
+            crate::backend::avx2::num3072::elements_on(backend, &self.keys, &mut self.elems);
+            crate::backend::avx2::num3072::mul_on(backend, &mut self.acc, &self.elems);
+            self.waiting = 0;
+            self.used = true;
+        }
+    }
+
     /// The product of everything pushed, as a weakly reduced [`Num3072`]: the eight lanes of
-    /// `acc` (when any group was complete) and the elements waiting in `next`, multiplied one
-    /// by one.
+    /// `acc` (when any group was complete), the numbers waiting in `next` and the elements of
+    /// the keys waiting in `keys`, multiplied one by one.
     fn product(&self, backend: crate::Backend) -> Num3072 {
         let num = |lane: usize, of: &crate::backend::avx2::num3072::Lanes28| {
             let limbs = core::array::from_fn(|i| of[i][lane]);
@@ -505,6 +534,9 @@ impl Lanes28Acc {
         }
         for lane in 0..self.filled {
             out = out.mul_with(backend, &num(lane, &self.next));
+        }
+        for key in &self.keys[..self.waiting] {
+            out = out.mul_with(backend, &Num3072::from_le_bytes(&keystream_384(backend, key)));
         }
         out
     }

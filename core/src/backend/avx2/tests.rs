@@ -543,6 +543,68 @@ fn num3072_lanes28_conversions() {
     assert!(back > BigUint::from(1u8) << 3080);
 }
 
+/// `elements_on` on every backend (ChaCha20 on eight keys at once, cut into limbs in the
+/// registers, under Avx2; the scalar block function elsewhere) against the scalar block
+/// function read through `limbs28_from_le_bytes`: the RFC 8439 key, all-zero and all-one keys,
+/// keys differing in one bit, random ones.
+#[test]
+fn muhash_elements_of_eight_keys_equal_the_scalar_keystream() {
+    let mut rng = SplitMix64(test_seed() ^ 0xe18);
+    let rfc: [u8; 32] = core::array::from_fn(|i| i as u8);
+    let mut groups: Vec<[[u8; 32]; 8]> = vec![[rfc; 8], [[0; 32]; 8], [[0xFF; 32]; 8]];
+    groups.push(core::array::from_fn(|l| {
+        let mut k = [0u8; 32];
+        k[l * 4 + (l % 4)] = 1 << l;
+        k
+    }));
+    for _ in 0..test_iters(20) {
+        groups.push(core::array::from_fn(|_| rng.bytes()));
+    }
+    for backend in crate::Backend::available() {
+        for keys in &groups {
+            let mut got = [[0u64; 8]; LIMBS28];
+            super::num3072::elements_on(backend, keys, &mut got);
+            for (l, key) in keys.iter().enumerate() {
+                let mut bytes = [0u8; 384];
+                for (b, chunk) in bytes.chunks_exact_mut(64).enumerate() {
+                    chunk.copy_from_slice(&crate::muhash::chacha20_block(key, b as u32, &[0; 12]));
+                }
+                assert_eq!(lane(&got, l), limbs28_from_le_bytes(&bytes), "{backend}, lane {l}");
+            }
+        }
+    }
+}
+
+/// Hashed elements (waiting as keys) and numbers (waiting as limbs) in one product, in counts
+/// around the group size on both sides.
+#[test]
+fn set_product_mixing_elements_and_numbers_equals_muhash() {
+    use crate::muhash::{to_num3072, MuHash3072, SetProduct};
+    for (n_elems, n_nums) in [(1usize, 1usize), (7, 9), (8, 8), (9, 7), (17, 3), (3, 17), (24, 0)] {
+        let elems: Vec<[u8; 4]> = (0..n_elems as u32).map(|i| i.to_le_bytes()).collect();
+        let nums: Vec<[u8; 5]> = (0..n_nums as u8).map(|i| [i, 1, 2, 3, 4]).collect();
+        let mut want = MuHash3072::new();
+        for d in elems.iter().map(|e| &e[..]).chain(nums.iter().map(|n| &n[..])) {
+            want.insert_with(crate::Backend::portable(), d);
+        }
+        let want = want.finalize();
+        for backend in crate::Backend::available() {
+            let mut p = SetProduct::new(backend);
+            let (mut e, mut n) = (elems.iter(), nums.iter());
+            loop {
+                match (e.next(), n.next()) {
+                    (None, None) => break,
+                    (x, y) => {
+                        x.into_iter().for_each(|d| p.insert(d));
+                        y.into_iter().for_each(|d| p.mul_num(&to_num3072(d)));
+                    }
+                }
+            }
+            assert_eq!(p.finish().finalize(), want, "{backend}, {n_elems} elements, {n_nums} numbers");
+        }
+    }
+}
+
 #[test]
 fn set_product_groups_of_eight_equal_muhash_insert() {
     use crate::muhash::{MuHash3072, SetProduct};
