@@ -444,7 +444,7 @@ impl Chainstate {
 
     /// The MuHash of the set the cache and store hold, computed over every coin.
     fn set_muhash(&self) -> Result<MuHash3072, StoreError> {
-        muhash_of_parts(self.opts.threads, self.opts.backend, |r, f| self.cache.for_each_coin_in(r, f))
+        muhash_of_parts(self.opts.threads, self.opts.backend, |r, f| self.cache.for_each_element_in(r, f))
     }
 
     /// Computes the set's MuHash now (the final policy's one pass over the set; under the

@@ -2,7 +2,7 @@
 //! The write-back coins cache (Core's `CCoinsViewCache` with its DIRTY/FRESH flags) over a
 //! [`Store`], with a memory budget.
 
-use super::coin::Coin;
+use super::coin::{txout_ser_into, Coin};
 use super::outpoint_hash::OutPointMap;
 use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_PREFIXES};
 use crate::encode::OutPoint;
@@ -313,6 +313,40 @@ impl<S: Store> CoinsCache<S> {
         for (op, e) in &self.map {
             if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
                 f(op, c);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`CoinsCache::for_each_coin_in`] as MuHash elements (Core's `TxOutSer`): the store's
+    /// coins as [`Store::for_each_element_in`] hands them over (from their records as they lie,
+    /// on disk), the cached ones encoded.
+    pub fn for_each_element_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), StoreError> {
+        let writing = self.writing.as_ref().map(|w| &*w.map);
+        let shadowed =
+            |op: &OutPoint| self.map.contains_key(op) || writing.is_some_and(|w| w.contains_key(op));
+        self.store.for_each_element_in(prefixes.clone(), &mut |op, e| {
+            if !shadowed(op) {
+                f(e)
+            }
+        })?;
+        let mut buf = Vec::with_capacity(128);
+        for (op, e) in writing.into_iter().flatten() {
+            if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
+                if !self.map.contains_key(op) {
+                    txout_ser_into(op, c, &mut buf);
+                    f(&buf);
+                }
+            }
+        }
+        for (op, e) in &self.map {
+            if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
+                txout_ser_into(op, c, &mut buf);
+                f(&buf);
             }
         }
         Ok(())

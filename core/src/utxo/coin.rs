@@ -47,6 +47,30 @@ impl Coin {
     }
 }
 
+/// Whether `b` is a coin's storage form, exactly as [`Coin::from_bytes`] would take it (without
+/// building the coin). Such a record is canonical (the CompactSize shortest), so its bytes are
+/// the ones [`Coin::to_bytes`] gives for the coin it decodes to.
+pub fn is_coin_record(b: &[u8]) -> bool {
+    let mut r = Reader::new(b);
+    r.u32().is_ok() && r.i64().is_ok() && r.var_bytes().is_ok() && r.finish().is_ok()
+}
+
+/// The MuHash element (Core's `TxOutSer`) of a stored coin from its store key and record, over
+/// `buf` (cleared first): the outpoint as transactions encode it (txid, then the output index
+/// little-endian), then the record as it lies, which is the coin's storage form. `None` unless
+/// the key is 36 bytes and the record passes [`is_coin_record`].
+pub fn txout_ser_of_record(key: &[u8], record: &[u8], buf: &mut Vec<u8>) -> Option<OutPoint> {
+    let op = outpoint_from_key(key)?;
+    if !is_coin_record(record) {
+        return None;
+    }
+    buf.clear();
+    buf.extend_from_slice(&op.txid);
+    buf.extend_from_slice(&op.vout.to_le_bytes());
+    buf.extend_from_slice(record);
+    Some(op)
+}
+
 /// Core's `TxOutSer(outpoint, coin)`: the MuHash element of one coin.
 pub fn txout_ser(op: &OutPoint, coin: &Coin) -> Vec<u8> {
     let mut v = Vec::with_capacity(36 + 13 + coin.out.script_pubkey.len());

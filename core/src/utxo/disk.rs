@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The on-disk store: a fjall keyspace (feature `store`, not on wasm32).
 
-use super::coin::{outpoint_from_key, outpoint_key, Coin};
+use super::coin::{outpoint_from_key, outpoint_key, txout_ser_of_record, Coin};
 use super::store::{ChainMeta, FlushBatch, Store, StoreError};
 use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;
@@ -26,6 +26,14 @@ pub struct DiskStore {
     txids: TxidFilter,
     /// Whether the txid filter was read back from [`FILTER_FILE`] rather than filled.
     filter_read_back: bool,
+}
+
+/// The error for a coin record (or key) that does not decode.
+fn corrupt_record(key: &[u8]) -> StoreError {
+    match outpoint_from_key(key) {
+        Some(op) => StoreError(format!("corrupt coin {op:?}")),
+        None => StoreError("bad coin key".into()),
+    }
 }
 
 fn se<E: fmt::Display>(e: E) -> StoreError {
@@ -71,6 +79,36 @@ const BLOCK_CACHE_HEAP_PER_BYTE: u64 = 2;
 const BLOCK_CACHE_HEAP_FIXED: u64 = 2 << 20;
 
 impl DiskStore {
+    /// Calls `f` with the key and record of every stored coin whose txid prefix is in
+    /// `prefixes`, in key order; the first error (the store's or `f`'s) ends the walk.
+    fn for_each_record_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        mut f: impl FnMut(&[u8], &[u8]) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        use std::ops::Bound;
+        if prefixes.is_empty() {
+            return Ok(());
+        }
+        // Keys start with the txid, so a prefix range is a key range: from the first prefix's
+        // two bytes (below every key that starts with them) to the end prefix's two bytes
+        // (below every key of that prefix), or to the end of the key space.
+        let from = Bound::Included((prefixes.start as u16).to_be_bytes());
+        let to = u16::try_from(prefixes.end).map_or(Bound::Unbounded, |p| Bound::Excluded(p.to_be_bytes()));
+        for kv in self.coins.range((from, to)) {
+            let (k, v) = kv.map_err(se)?;
+            f(&k, &v)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `record` under `key` in the coins partition as it is, bypassing the coin
+    /// encoding (tests: a damaged record).
+    #[cfg(test)]
+    pub(crate) fn put_raw_record(&self, key: &[u8], record: &[u8]) {
+        self.coins.insert(key, record).expect("insert");
+    }
+
     /// Opens the store in `dir`, or creates it when `dir` is missing or empty.
     ///
     /// A new store is made whole (keyspace and partitions, synced) or not at all: the file
@@ -512,22 +550,24 @@ impl Store for DiskStore {
         prefixes: std::ops::Range<u32>,
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError> {
-        use std::ops::Bound;
-        if prefixes.is_empty() {
-            return Ok(());
-        }
-        // Keys start with the txid, so a prefix range is a key range: from the first prefix's
-        // two bytes (below every key that starts with them) to the end prefix's two bytes
-        // (below every key of that prefix), or to the end of the key space.
-        let from = Bound::Included((prefixes.start as u16).to_be_bytes());
-        let to = u16::try_from(prefixes.end).map_or(Bound::Unbounded, |p| Bound::Excluded(p.to_be_bytes()));
-        for kv in self.coins.range((from, to)) {
-            let (k, v) = kv.map_err(se)?;
-            let op = outpoint_from_key(&k).ok_or_else(|| StoreError("bad coin key".into()))?;
-            let coin = Coin::from_bytes(&v).ok_or_else(|| StoreError(format!("corrupt coin {op:?}")))?;
+        self.for_each_record_in(prefixes, |k, v| {
+            let op = outpoint_from_key(k).ok_or_else(|| corrupt_record(k))?;
+            let coin = Coin::from_bytes(v).ok_or_else(|| corrupt_record(k))?;
             f(&op, &coin);
-        }
-        Ok(())
+            Ok(())
+        })
+    }
+    fn for_each_element_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &[u8]),
+    ) -> Result<(), StoreError> {
+        let mut buf = Vec::with_capacity(128);
+        self.for_each_record_in(prefixes, |k, v| {
+            let op = txout_ser_of_record(k, v, &mut buf).ok_or_else(|| corrupt_record(k))?;
+            f(&op, &buf);
+            Ok(())
+        })
     }
     /// Saves the txid filter to `txids.filter` in the store's folder for the next opening,
     /// after syncing every write (so the sequence number it records is the one a reopened

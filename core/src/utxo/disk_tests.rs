@@ -456,3 +456,41 @@ fn disk_store_creation_is_all_or_nothing() {
     assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A damaged coin record stops a walk of the store with an error naming the coin, whether the
+/// walk decodes coins or hands their records over as MuHash elements, and so does a key of the
+/// wrong length; the records around it are still walked up to it.
+#[test]
+fn a_damaged_record_fails_both_walks() {
+    let dir = std::env::temp_dir().join(format!("fullverify-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let s = DiskStore::open(&dir).unwrap();
+    let ops: Vec<OutPoint> = (0..3u8).map(|i| OutPoint { txid: [i * 0x40; 32], vout: 1 }).collect();
+    let c = coin(4);
+    commit_sorted(&s, ops.iter().map(|op| (*op, Some(&c))).collect(), Vec::new()).unwrap();
+    let all = 0..TXID_PREFIXES;
+    let mut n = 0;
+    s.for_each_element_in(all.clone(), &mut |_, e| {
+        assert_eq!(e.len(), 36 + coin(4).to_bytes().len());
+        n += 1;
+    })
+    .unwrap();
+    assert_eq!(n, 3);
+    // The middle coin's record cut short by one byte.
+    let key = coin::outpoint_key(&ops[1]);
+    let good = coin(4).to_bytes();
+    s.put_raw_record(&key, &good[..good.len() - 1]);
+    let (mut coins, mut elements) = (0, 0);
+    let e1 = s.for_each_coin_in(all.clone(), &mut |_, _| coins += 1).unwrap_err();
+    let e2 = s.for_each_element_in(all.clone(), &mut |_, _| elements += 1).unwrap_err();
+    assert_eq!((coins, elements), (1, 1));
+    for e in [e1, e2] {
+        assert!(e.0.contains("corrupt coin") && e.0.contains(&format!("{:?}", ops[1])), "{e}");
+    }
+    s.put_raw_record(&key, &good);
+    s.put_raw_record(&[0x80; 35], &good);
+    assert!(s.for_each_element_in(all.clone(), &mut |_, _| ()).unwrap_err().0.contains("bad coin key"));
+    assert!(s.for_each_coin_in(all, &mut |_, _| ()).unwrap_err().0.contains("bad coin key"));
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

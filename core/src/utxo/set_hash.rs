@@ -119,15 +119,16 @@ pub fn muhash_of_set<E>(
 const PARTS_PER_WORKER: u32 = 8;
 
 /// MuHash3072 of a whole set whose coins can be walked by key range (the final MuHash policy
-/// over a store): `each_part(prefixes, f)` calls `f` with every coin whose
-/// [`txid_prefix`](super::txid_prefix) is in `prefixes`. The key space is cut into ranges that
+/// over a store): `each_part(prefixes, f)` calls `f` with the MuHash element (Core's
+/// `TxOutSer`, as [`CoinsCache::for_each_element_in`](super::CoinsCache::for_each_element_in)
+/// gives it) of every coin whose [`txid_prefix`](super::txid_prefix) is in `prefixes`. The key space is cut into ranges that
 /// `threads` workers take in turn, each reading, encoding and hashing its own coins into an
 /// accumulator of its own; the accumulators are combined at the end. Unlike
 /// [`muhash_of_set`], no single thread reads for all the others. The first error ends the pass.
 pub fn muhash_of_parts<E: Send>(
     threads: usize,
     backend: Backend,
-    each_part: impl Fn(Range<u32>, &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), E> + Sync,
+    each_part: impl Fn(Range<u32>, &mut dyn FnMut(&[u8])) -> Result<(), E> + Sync,
 ) -> Result<MuHash3072, E> {
     let threads = threads.max(1);
     let parts = if threads == 1 { 1 } else { threads as u32 * PARTS_PER_WORKER };
@@ -138,16 +139,12 @@ pub fn muhash_of_parts<E: Send>(
     let next = AtomicUsize::new(0);
     let worker = || -> Result<MuHash3072, E> {
         let mut p = SetProduct::new(backend);
-        let mut buf = Vec::with_capacity(128);
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed) as u32;
             if i >= parts {
                 return Ok(p.finish());
             }
-            each_part(range(i), &mut |op, c| {
-                txout_ser_into(op, c, &mut buf);
-                p.insert(&buf);
-            })?;
+            each_part(range(i), &mut |e| p.insert(e))?;
         }
     };
     if threads == 1 {

@@ -2,7 +2,7 @@
 //! The store behind the coins cache: the trait, what a flush writes ([`FlushBatch`], with the
 //! best-block record [`ChainMeta`]), and the in-memory store.
 
-use super::coin::Coin;
+use super::coin::{txout_ser_into, Coin};
 use super::outpoint_hash::OutPointMap;
 use crate::encode::OutPoint;
 use crate::muhash::MuHash3072;
@@ -132,6 +132,22 @@ pub trait Store: Send + Sync {
         prefixes: std::ops::Range<u32>,
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError>;
+    /// Calls `f` with the outpoint and MuHash element (Core's `TxOutSer`: the outpoint, then the
+    /// coin's storage form) of every stored coin whose [`txid_prefix`] is in `prefixes`, in no
+    /// particular order: what a whole-set MuHash hashes. By default each coin is encoded from
+    /// [`Store::for_each_coin_in`]; a store that keeps coins in their storage form hands them
+    /// over as they lie, checked but never decoded.
+    fn for_each_element_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &[u8]),
+    ) -> Result<(), StoreError> {
+        let mut buf = Vec::with_capacity(128);
+        self.for_each_coin_in(prefixes, &mut |op, c| {
+            txout_ser_into(op, c, &mut buf);
+            f(op, &buf)
+        })
+    }
     /// Saves what lets the next opening start sooner (the on-disk store's txid filter), for a
     /// process that exits without dropping the store; a store that is dropped saves it itself.
     /// Nothing for a store that keeps nothing of the kind.
@@ -165,6 +181,13 @@ impl Store for Box<dyn Store> {
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError> {
         (**self).for_each_coin_in(prefixes, f)
+    }
+    fn for_each_element_in(
+        &self,
+        prefixes: std::ops::Range<u32>,
+        f: &mut dyn FnMut(&OutPoint, &[u8]),
+    ) -> Result<(), StoreError> {
+        (**self).for_each_element_in(prefixes, f)
     }
     fn save_for_reopening(&self) -> Result<(), StoreError> {
         (**self).save_for_reopening()

@@ -132,6 +132,54 @@ fn coin_and_meta_round_trip() {
     assert_eq!(ChainMeta::from_bytes(&m.to_bytes()), Some(m));
 }
 
+/// A record is taken as a coin's MuHash element as it lies exactly when it decodes to a coin,
+/// and the element is then the coin's `TxOutSer`: records cut at every length, with a byte
+/// more, with a CompactSize written longer than it needs or past the size limit, with the
+/// longest one-byte length and the shortest three-byte one; keys of 35 and 37 bytes.
+#[test]
+fn coin_records_as_muhash_elements_equal_decoded_coins() {
+    let op = OutPoint { txid: core::array::from_fn(|i| i as u8), vout: 0x0102_0304 };
+    let key = coin::outpoint_key(&op);
+    let spk = |n: usize| TxOut { value: -5, script_pubkey: vec![0xAB; n] };
+    let mut records: Vec<Vec<u8>> = Vec::new();
+    for (n, coinbase) in [(0usize, false), (1, true), (0xFC, false), (0xFD, true), (300, false)] {
+        let c = Coin { out: spk(n), height: u32::MAX >> 1, coinbase };
+        let r = c.to_bytes();
+        for cut in 0..r.len() {
+            records.push(r[..cut].to_vec());
+        }
+        let mut more = r.clone();
+        more.push(0);
+        records.push(more);
+        records.push(r);
+    }
+    // Non-canonical CompactSize (0xFD then a value below 0xFD), and one past MAX_SIZE.
+    let mut head = 11u32.to_le_bytes().to_vec();
+    head.extend_from_slice(&7i64.to_le_bytes());
+    let mut noncanonical = head.clone();
+    noncanonical.extend_from_slice(&[0xFD, 0x02, 0x00, 0xAA, 0xBB]);
+    records.push(noncanonical);
+    let mut huge = head;
+    huge.extend_from_slice(&[0xFE, 0x01, 0x00, 0x00, 0x02]);
+    records.push(huge);
+    let mut buf = vec![0xEE; 500];
+    for r in &records {
+        let decoded = Coin::from_bytes(r);
+        assert_eq!(coin::is_coin_record(r), decoded.is_some(), "{r:02x?}");
+        let got = coin::txout_ser_of_record(&key, r, &mut buf);
+        match decoded {
+            Some(c) => {
+                assert_eq!(got, Some(op));
+                assert_eq!(buf, txout_ser(&op, &c));
+            }
+            None => assert_eq!(got, None),
+        }
+    }
+    let good = coin(3).to_bytes();
+    assert_eq!(coin::txout_ser_of_record(&key[..35], &good, &mut buf), None);
+    assert_eq!(coin::txout_ser_of_record(&[key.as_slice(), &[0]].concat(), &good, &mut buf), None);
+}
+
 /// The whole-set MuHash on 1 to 4 workers, read by one thread or by key range, equals
 /// coin-by-coin insertion, and the cache's view of the set (stored coins it does not override,
 /// plus its own) is exactly the set, before and after a flush, with coins spent from the store
@@ -201,8 +249,9 @@ fn set_muhash_over<S: Store>(store: S) {
         for threads in 1..=4 {
             let got = muhash_of_set(threads, crate::Backend::detect(), |f| cache.for_each_coin(f)).unwrap();
             assert_eq!(got.clone().finalize(), want, "round {round}, {threads} threads");
-            let got = muhash_of_parts(threads, crate::Backend::detect(), |r, f| cache.for_each_coin_in(r, f))
-                .unwrap();
+            let got =
+                muhash_of_parts(threads, crate::Backend::detect(), |r, f| cache.for_each_element_in(r, f))
+                    .unwrap();
             assert_eq!(got.clone().finalize(), want, "round {round}, {threads} threads by key range");
         }
         cache.flush(meta(), Vec::new()).unwrap();
