@@ -5,7 +5,8 @@
 //! - [`lanes`]: the lane abstraction, one AVX2 instruction per register for each method, with
 //!   the portable `[u64; 8]` model `Emulated` (every target) and the register type `Avx2`
 //!   (x86-64);
-//! - [`chacha20`]: ChaCha20 on eight block counters at once (MuHash's element expansion);
+//! - [`chacha20`]: ChaCha20 on eight block counters or eight keys at once (MuHash's element
+//!   expansion);
 //! - [`field`]: `Fe10x26x8`, eight elements of GF(p) in ten 26-bit limbs;
 //! - [`num3072`]: eight of MuHash's 3072-bit products at once, in 110 limbs of 28 bits.
 //!
