@@ -437,7 +437,7 @@ impl SetProduct {
             ProductAcc::Limbs52(l) => {
                 let x =
                     crate::backend::ifma::num3072::limbs52_from_le_bytes(&keystream_384(self.backend, &key));
-                *l = Self::mul_limbs52(self.backend, l, &x);
+                *l = crate::backend::ifma::num3072::mul_on(self.backend, l, &x);
             }
             ProductAcc::Lanes28(p) => p.push_key(self.backend, key),
         }
@@ -449,28 +449,12 @@ impl SetProduct {
             ProductAcc::Words(n) => *n = n.mul_with(self.backend, x),
             ProductAcc::Limbs52(l) => {
                 let x = crate::backend::ifma::num3072::to_limbs52(&x.limbs);
-                *l = Self::mul_limbs52(self.backend, l, &x);
+                *l = crate::backend::ifma::num3072::mul_on(self.backend, l, &x);
             }
             ProductAcc::Lanes28(p) => {
                 p.push(self.backend, &crate::backend::avx2::num3072::limbs28_from_le_bytes(&x.to_le_bytes()))
             }
         }
-    }
-
-    /// The 52-bit-limb product on the Ifma token that made the accumulator.
-    fn mul_limbs52(
-        backend: crate::Backend,
-        a: &[u64; crate::backend::ifma::num3072::LIMBS52],
-        b: &[u64; crate::backend::ifma::num3072::LIMBS52],
-    ) -> [u64; crate::backend::ifma::num3072::LIMBS52] {
-        #[cfg(target_arch = "x86_64")]
-        if backend.kind() == crate::backend::BackendKind::Ifma {
-            // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
-            // avx512vl.
-            return unsafe { mul_limbs52_ifma(a, b) };
-        }
-        let _ = backend;
-        crate::backend::ifma::num3072::mul_mod_limbs52::<crate::backend::ifma::lanes::Emulated>(a, b)
     }
 
     /// The product as a MuHash accumulator (numerator; denominator 1).
@@ -509,7 +493,7 @@ impl Lanes28Acc {
         self.keys[self.waiting] = key;
         self.waiting += 1;
         if self.waiting == 8 {
-            crate::backend::avx2::num3072::elements_on(backend, &self.keys, &mut self.elems);
+            elements8_on(backend, &self.keys, &mut self.elems);
             crate::backend::avx2::num3072::mul_on(backend, &mut self.acc, &self.elems);
             self.waiting = 0;
             self.used = true;
@@ -542,17 +526,25 @@ impl Lanes28Acc {
     }
 }
 
-/// [`crate::backend::ifma::num3072::mul_mod_limbs52`] on AVX-512 registers.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, IFMA and VL.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
-unsafe fn mul_limbs52_ifma(
-    a: &[u64; crate::backend::ifma::num3072::LIMBS52],
-    b: &[u64; crate::backend::ifma::num3072::LIMBS52],
-) -> [u64; crate::backend::ifma::num3072::LIMBS52] {
-    crate::backend::ifma::num3072::mul_mod_limbs52::<crate::backend::ifma::lanes::Ifma>(a, b)
+/// MuHash's elements of eight keys in the AVX2 product's 28-bit limb lanes, lane l from
+/// `keys[l]`: eight keys per ChaCha20 pass (`backend::avx2::chacha20::elements8`) under an Avx2
+/// token, [`keystream_384`] key by key otherwise.
+pub(crate) fn elements8_on(
+    backend: crate::Backend,
+    keys: &[[u8; 32]; 8],
+    out: &mut crate::backend::avx2::num3072::Lanes28,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if backend.kind() == crate::backend::BackendKind::Avx2 {
+        // SAFETY: an Avx2 token exists only when `Cpu::get()` saw avx2, bmi2 and adx.
+        return unsafe { crate::backend::avx2::chacha20::elements8(keys, out) };
+    }
+    for (lane, key) in keys.iter().enumerate() {
+        let limbs = crate::backend::avx2::num3072::limbs28_from_le_bytes(&keystream_384(backend, key));
+        for (limb, v) in out.iter_mut().zip(limbs) {
+            limb[lane] = v;
+        }
+    }
 }
 
 /// The rolling set hash. See the module documentation.

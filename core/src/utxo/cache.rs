@@ -295,26 +295,12 @@ impl<S: Store> CoinsCache<S> {
         prefixes: std::ops::Range<u32>,
         f: &mut dyn FnMut(&OutPoint, &Coin),
     ) -> Result<(), StoreError> {
-        let writing = self.writing.as_ref().map(|w| &*w.map);
-        let shadowed =
-            |op: &OutPoint| self.map.contains_key(op) || writing.is_some_and(|w| w.contains_key(op));
         self.store.for_each_coin_in(prefixes.clone(), &mut |op, c| {
-            if !shadowed(op) {
+            if !self.shadows(op) {
                 f(op, c)
             }
         })?;
-        for (op, e) in writing.into_iter().flatten() {
-            if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
-                if !self.map.contains_key(op) {
-                    f(op, c);
-                }
-            }
-        }
-        for (op, e) in &self.map {
-            if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
-                f(op, c);
-            }
-        }
+        self.for_each_cached_coin_in(prefixes, f);
         Ok(())
     }
 
@@ -326,30 +312,40 @@ impl<S: Store> CoinsCache<S> {
         prefixes: std::ops::Range<u32>,
         f: &mut dyn FnMut(&[u8]),
     ) -> Result<(), StoreError> {
-        let writing = self.writing.as_ref().map(|w| &*w.map);
-        let shadowed =
-            |op: &OutPoint| self.map.contains_key(op) || writing.is_some_and(|w| w.contains_key(op));
         self.store.for_each_element_in(prefixes.clone(), &mut |op, e| {
-            if !shadowed(op) {
+            if !self.shadows(op) {
                 f(e)
             }
         })?;
         let mut buf = Vec::with_capacity(128);
-        for (op, e) in writing.into_iter().flatten() {
+        self.for_each_cached_coin_in(prefixes, &mut |op, c| {
+            txout_ser_into(op, c, &mut buf);
+            f(&buf)
+        });
+        Ok(())
+    }
+
+    /// Whether the cache or the flush in flight holds an entry for `op`, which then stands for
+    /// the store's.
+    fn shadows(&self, op: &OutPoint) -> bool {
+        self.map.contains_key(op) || self.writing.as_ref().is_some_and(|w| w.map.contains_key(op))
+    }
+
+    /// Calls `f` with the unspent coins of the flush in flight that the cache does not override
+    /// and with the cache's own, whose [`txid_prefix`] is in `prefixes`.
+    fn for_each_cached_coin_in(&self, prefixes: std::ops::Range<u32>, f: &mut dyn FnMut(&OutPoint, &Coin)) {
+        for (op, e) in self.writing.as_ref().map(|w| &*w.map).into_iter().flatten() {
             if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
                 if !self.map.contains_key(op) {
-                    txout_ser_into(op, c, &mut buf);
-                    f(&buf);
+                    f(op, c);
                 }
             }
         }
         for (op, e) in &self.map {
             if let (Some(c), true) = (&e.coin, prefixes.contains(&txid_prefix(op))) {
-                txout_ser_into(op, c, &mut buf);
-                f(&buf);
+                f(op, c);
             }
         }
-        Ok(())
     }
 
     /// Writes every dirty entry with `meta` and `headers` in one atomic commit and waits for

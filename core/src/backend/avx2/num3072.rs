@@ -302,28 +302,6 @@ pub(crate) fn mul_on(backend: crate::Backend, a: &mut Lanes28, b: &Lanes28) {
     mul_mod_lanes28::<super::lanes::Emulated>(a, b)
 }
 
-/// MuHash's elements of eight keys in 28-bit limbs, lane l from `keys[l]`: the first 384 bytes
-/// of ChaCha20's keystream (nonce 0, counters 0–5) read as a little-endian number, each limb
-/// below 2^28. Eight keys per ChaCha20 pass ([`super::chacha20::elements8`]) under an Avx2
-/// token, one block at a time through the scalar block function otherwise.
-pub(crate) fn elements_on(backend: crate::Backend, keys: &[[u8; 32]; 8], out: &mut Lanes28) {
-    #[cfg(target_arch = "x86_64")]
-    if backend.kind() == crate::backend::BackendKind::Avx2 {
-        // SAFETY: an Avx2 token exists only when `Cpu::get()` saw avx2, bmi2 and adx.
-        return unsafe { super::chacha20::elements8(keys, out) };
-    }
-    let _ = backend;
-    for (lane, key) in keys.iter().enumerate() {
-        let mut bytes = [0u8; 384];
-        for (b, chunk) in bytes.chunks_exact_mut(64).enumerate() {
-            chunk.copy_from_slice(&crate::muhash::chacha20_block(key, b as u32, &[0; 12]));
-        }
-        for (limb, v) in out.iter_mut().zip(limbs28_from_le_bytes(&bytes)) {
-            limb[lane] = v;
-        }
-    }
-}
-
 /// [`mul_mod_lanes28`] on AVX2 registers.
 ///
 /// # Safety

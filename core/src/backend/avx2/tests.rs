@@ -543,7 +543,7 @@ fn num3072_lanes28_conversions() {
     assert!(back > BigUint::from(1u8) << 3080);
 }
 
-/// `elements_on` on every backend (ChaCha20 on eight keys at once, cut into limbs in the
+/// `muhash::elements8_on` on every backend (ChaCha20 on eight keys at once, cut into limbs in the
 /// registers, under Avx2; the scalar block function elsewhere) against the scalar block
 /// function read through `limbs28_from_le_bytes`: the RFC 8439 key, all-zero and all-one keys,
 /// keys differing in one bit, random ones.
@@ -563,7 +563,7 @@ fn muhash_elements_of_eight_keys_equal_the_scalar_keystream() {
     for backend in crate::Backend::available() {
         for keys in &groups {
             let mut got = [[0u64; 8]; LIMBS28];
-            super::num3072::elements_on(backend, keys, &mut got);
+            crate::muhash::elements8_on(backend, keys, &mut got);
             for (l, key) in keys.iter().enumerate() {
                 let mut bytes = [0u8; 384];
                 for (b, chunk) in bytes.chunks_exact_mut(64).enumerate() {

@@ -201,3 +201,26 @@ pub(crate) fn fold_over(l: &mut [u64; LIMBS52], mut over: u128) {
         over = if k == LIMBS52 { u128::from(c) } else { 0 };
     }
 }
+
+/// [`mul_mod_limbs52`] on AVX-512 registers under an Ifma token, on the lane model otherwise
+/// (which no caller reaches today: the accumulators that call it are made for Ifma tokens).
+pub(crate) fn mul_on(backend: crate::Backend, a: &[u64; LIMBS52], b: &[u64; LIMBS52]) -> [u64; LIMBS52] {
+    #[cfg(target_arch = "x86_64")]
+    if backend.kind() == crate::backend::BackendKind::Ifma {
+        // SAFETY: an Ifma token exists only when `Cpu::get()` saw avx512f, avx512ifma and
+        // avx512vl.
+        return unsafe { mul_ifma(a, b) };
+    }
+    let _ = backend;
+    mul_mod_limbs52::<super::lanes::Emulated>(a, b)
+}
+
+/// [`mul_mod_limbs52`] on AVX-512 registers.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, IFMA and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512ifma,avx512vl")]
+unsafe fn mul_ifma(a: &[u64; LIMBS52], b: &[u64; LIMBS52]) -> [u64; LIMBS52] {
+    mul_mod_limbs52::<super::lanes::Ifma>(a, b)
+}
