@@ -121,9 +121,9 @@ const PARTS_PER_WORKER: u32 = 8;
 /// MuHash3072 of a whole set whose coins can be walked by key range (the final MuHash policy
 /// over a store): `each_part(prefixes, f)` calls `f` with the MuHash element (Core's
 /// `TxOutSer`, as [`CoinsCache::for_each_element_in`](super::CoinsCache::for_each_element_in)
-/// gives it) of every coin whose [`txid_prefix`](super::txid_prefix) is in `prefixes`. The key space is cut into ranges that
-/// `threads` workers take in turn, each reading, encoding and hashing its own coins into an
-/// accumulator of its own; the accumulators are combined at the end. Unlike
+/// gives it) of every coin whose [`txid_prefix`](super::txid_prefix) is in `prefixes`. The key
+/// space is cut into ranges that `threads` workers take in turn, each reading and hashing its
+/// own coins into an accumulator of its own; the accumulators are combined at the end. Unlike
 /// [`muhash_of_set`], no single thread reads for all the others. The first error ends the pass.
 pub fn muhash_of_parts<E: Send>(
     threads: usize,
