@@ -39,20 +39,31 @@ impl Coin {
 
     /// Inverse of [`Coin::to_bytes`].
     pub fn from_bytes(b: &[u8]) -> Option<Coin> {
-        let mut r = Reader::new(b);
-        let code = r.u32().ok()?;
-        let out = TxOut::decode(&mut r).ok()?;
-        r.finish().ok()?;
-        Some(Coin { out, height: code >> 1, coinbase: code & 1 == 1 })
+        let (code, value, spk) = record_parts(b)?;
+        Some(Coin {
+            out: TxOut { value, script_pubkey: spk.to_vec() },
+            height: code >> 1,
+            coinbase: code & 1 == 1,
+        })
     }
+}
+
+/// The parts of a coin's storage form (code, value, scriptPubKey), read in place; `None`
+/// unless `b` is exactly one well-formed record.
+fn record_parts(b: &[u8]) -> Option<(u32, i64, &[u8])> {
+    let mut r = Reader::new(b);
+    let code = r.u32().ok()?;
+    let value = r.i64().ok()?;
+    let spk = r.var_bytes().ok()?;
+    r.finish().ok()?;
+    Some((code, value, spk))
 }
 
 /// Whether `b` is a coin's storage form, exactly as [`Coin::from_bytes`] would take it (without
 /// building the coin). Such a record is canonical (the CompactSize shortest), so its bytes are
 /// the ones [`Coin::to_bytes`] gives for the coin it decodes to.
 pub fn is_coin_record(b: &[u8]) -> bool {
-    let mut r = Reader::new(b);
-    r.u32().is_ok() && r.i64().is_ok() && r.var_bytes().is_ok() && r.finish().is_ok()
+    record_parts(b).is_some()
 }
 
 /// The MuHash element (Core's `TxOutSer`) of a stored coin from its store key and record, over
@@ -65,8 +76,7 @@ pub fn txout_ser_of_record(key: &[u8], record: &[u8], buf: &mut Vec<u8>) -> Opti
         return None;
     }
     buf.clear();
-    buf.extend_from_slice(&op.txid);
-    buf.extend_from_slice(&op.vout.to_le_bytes());
+    op.encode(buf);
     buf.extend_from_slice(record);
     Some(op)
 }
