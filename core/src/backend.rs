@@ -75,6 +75,7 @@ pub(crate) mod field;
 // portable model).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod ifma;
+pub(crate) mod limbs;
 pub(crate) mod portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_asm;

@@ -461,11 +461,7 @@ impl SetProduct {
     pub fn finish(&self) -> MuHash3072 {
         let numerator = match &self.acc {
             ProductAcc::Words(n) => *n,
-            ProductAcc::Limbs52(l) => {
-                let mut t = [0u64; 2 * LIMBS];
-                t[..49].copy_from_slice(&crate::backend::ifma::num3072::words_from_limbs52(l));
-                Num3072::fold(&t)
-            }
+            ProductAcc::Limbs52(l) => Num3072::fold(&crate::backend::ifma::num3072::words_from_limbs52(l)),
             ProductAcc::Lanes28(p) => p.product(self.backend),
         };
         MuHash3072 { numerator, denominator: Num3072::ONE }
@@ -506,9 +502,7 @@ impl Lanes28Acc {
     fn product(&self, backend: crate::Backend) -> Num3072 {
         let num = |lane: usize, of: &crate::backend::avx2::num3072::Lanes28| {
             let limbs = core::array::from_fn(|i| of[i][lane]);
-            let mut t = [0u64; 2 * LIMBS];
-            t[..49].copy_from_slice(&crate::backend::avx2::num3072::words_from_limbs28(&limbs));
-            Num3072::fold(&t)
+            Num3072::fold(&crate::backend::avx2::num3072::words_from_limbs28(&limbs))
         };
         let mut out = Num3072::ONE;
         if self.used {

@@ -41,40 +41,13 @@ pub(crate) type Lanes28 = [[u64; 8]; LIMBS28];
 
 /// 384 little-endian bytes (a value below 2^3072) to 110 limbs of 28 bits.
 pub(crate) fn limbs28_from_le_bytes(b: &[u8; 384]) -> [u64; LIMBS28] {
-    // Limb k starts at bit 28k = byte 3.5k: even limbs on a byte boundary, odd ones four bits
-    // in. Four bytes from there hold it; the last reads run past byte 383 into zeros.
-    let mut padded = [0u8; 388];
-    padded[..384].copy_from_slice(b);
-    core::array::from_fn(|k| {
-        let at = 7 * k / 2;
-        let w = u32::from_le_bytes(padded[at..at + 4].try_into().expect("4 bytes"));
-        (u64::from(w) >> (4 * (k & 1))) & M28
-    })
+    crate::backend::limbs::from_le_bytes::<28, LIMBS28>(b)
 }
 
-/// 110 limbs (each at most [`LIMB_MAX`], a value below 2^3081) to the 49 little-endian words
-/// of their sum Σ l_k·2^(28k).
-pub(crate) fn words_from_limbs28(l: &[u64; LIMBS28]) -> [u64; 49] {
-    let mut out = [0u64; 49];
-    let mut acc: u128 = 0;
-    let mut at = 0; // bit position of acc's bit 0
-    let mut w = 0;
-    for (k, &v) in l.iter().enumerate() {
-        acc += u128::from(v) << (28 * k - at);
-        if 28 * (k + 1) - at >= 64 {
-            out[w] = acc as u64;
-            acc >>= 64;
-            at += 64;
-            w += 1;
-        }
-    }
-    while w < 49 {
-        out[w] = acc as u64;
-        acc >>= 64;
-        w += 1;
-    }
-    debug_assert_eq!(acc, 0);
-    out
+/// 110 limbs (each at most [`LIMB_MAX`], a value below 2^3081) to `W` (49 or more)
+/// little-endian words of their sum Σ l_k·2^(28k).
+pub(crate) fn words_from_limbs28<const W: usize>(l: &[u64; LIMBS28]) -> [u64; W] {
+    crate::backend::limbs::to_words::<28, LIMBS28, W>(l)
 }
 
 /// Limbs of a Karatsuba half.

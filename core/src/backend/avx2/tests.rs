@@ -525,7 +525,7 @@ fn num3072_lanes28_conversions() {
         let l = limbs28_from_le_bytes(&b);
         assert!(l.iter().all(|&v| v <= M28));
         assert_eq!(big28(&l), BigUint::from_bytes_le(&b));
-        let words = words_from_limbs28(&l);
+        let words = words_from_limbs28::<49>(&l);
         let mut back = BigUint::from(0u8);
         for w in words.iter().rev() {
             back = (back << 64) + BigUint::from(*w);
@@ -534,7 +534,7 @@ fn num3072_lanes28_conversions() {
     }
     // Every limb at the bound: the value passes 2^3080 and needs the 49th word.
     let top = [LIMB_MAX; LIMBS28];
-    let words = words_from_limbs28(&top);
+    let words = words_from_limbs28::<49>(&top);
     let mut back = BigUint::from(0u8);
     for w in words.iter().rev() {
         back = (back << 64) + BigUint::from(*w);

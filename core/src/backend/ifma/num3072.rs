@@ -122,28 +122,12 @@ const D: u64 = 1_103_717;
 
 /// 384 little-endian bytes (a value < 2^3072) to 60 limbs of 52 bits.
 pub(crate) fn limbs52_from_le_bytes(b: &[u8; 384]) -> [u64; LIMBS52] {
-    // Limb k starts at bit 52k = byte 6.5k: even limbs on a byte boundary, odd ones four bits
-    // in. Eight bytes from there hold the limb; the last read runs past byte 383 into zeros.
-    let mut padded = [0u8; 392];
-    padded[..384].copy_from_slice(b);
-    core::array::from_fn(|k| {
-        let at = 13 * k / 2;
-        let w = u64::from_le_bytes(padded[at..at + 8].try_into().expect("8 bytes"));
-        (w >> (4 * (k & 1))) & M52
-    })
+    crate::backend::limbs::from_le_bytes::<52, LIMBS52>(b)
 }
 
-/// 60 limbs of 52 bits (a value < 2^3120) to the 49 little-endian words that hold it.
-pub(crate) fn words_from_limbs52(l: &[u64; LIMBS52]) -> [u64; 49] {
-    let mut out = [0u64; 49];
-    for (k, &v) in l.iter().enumerate() {
-        let (i, sh) = ((52 * k) / 64, (52 * k) % 64);
-        out[i] |= v << sh;
-        if sh > 12 {
-            out[i + 1] |= v >> (64 - sh);
-        }
-    }
-    out
+/// 60 limbs of 52 bits (a value < 2^3120) to `W` (49 or more) little-endian words that hold it.
+pub(crate) fn words_from_limbs52<const W: usize>(l: &[u64; LIMBS52]) -> [u64; W] {
+    crate::backend::limbs::to_words::<52, LIMBS52, W>(l)
 }
 
 /// `a·b` modulo `m = 2^3072 − d`, staying in 52-bit limbs: both operands are 60 limbs below
