@@ -43,6 +43,9 @@ export PATH="$ROOT/.venv/bin:$PATH" VIRTUAL_ENV="$ROOT/.venv"
 step "rust: formatting and lints (rustfmt, clippy -D warnings)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -q -- -D warnings
+# The browser build of the core (no on-disk store there) and the core without its store.
+cargo clippy -q --target wasm32-unknown-unknown -p fullverify-web -- -D warnings
+cargo clippy -q -p fullverify --lib --no-default-features -- -D warnings
 echo "rustfmt and clippy: clean"
 
 step "layout and docs: core files and import circles (scripts/layout.py), cargo doc -D warnings"

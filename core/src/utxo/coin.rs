@@ -62,6 +62,7 @@ fn record_parts(b: &[u8]) -> Option<(u32, i64, &[u8])> {
 /// Whether `b` is a coin's storage form, exactly as [`Coin::from_bytes`] would take it (without
 /// building the coin). Such a record is canonical (the CompactSize shortest), so its bytes are
 /// the ones [`Coin::to_bytes`] gives for the coin it decodes to.
+#[cfg_attr(not(all(feature = "store", not(target_arch = "wasm32"))), allow(dead_code))]
 pub fn is_coin_record(b: &[u8]) -> bool {
     record_parts(b).is_some()
 }
@@ -70,6 +71,7 @@ pub fn is_coin_record(b: &[u8]) -> bool {
 /// `buf` (cleared first): the outpoint as transactions encode it (txid, then the output index
 /// little-endian), then the record as it lies, which is the coin's storage form. `None` unless
 /// the key is 36 bytes and the record passes [`is_coin_record`].
+#[cfg_attr(not(all(feature = "store", not(target_arch = "wasm32"))), allow(dead_code))]
 pub fn txout_ser_of_record(key: &[u8], record: &[u8], buf: &mut Vec<u8>) -> Option<OutPoint> {
     let op = outpoint_from_key(key)?;
     if !is_coin_record(record) {

@@ -50,6 +50,7 @@ fn salted_txid(salt: &[u64; 4], b: &[u8; 32]) -> u64 {
 
 /// The 64-bit hash of a txid alone under `salt` (the txid filter's, whose salt is kept with it).
 #[inline]
+#[cfg_attr(not(all(feature = "store", not(target_arch = "wasm32"))), allow(dead_code))]
 pub(crate) fn txid_hash_with(salt: &[u64; 4], txid: &[u8; 32]) -> u64 {
     fold_mul(salted_txid(salt, txid) ^ salt[2], K[1] ^ salt[3])
 }
