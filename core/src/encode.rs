@@ -310,9 +310,15 @@ impl TxOut {
 
     /// Reads one serialized `CTxOut`.
     pub fn decode(r: &mut Reader<'_>) -> Result<TxOut, DecodeError> {
+        let (value, script_pubkey) = TxOut::decode_in_place(r)?;
+        Ok(TxOut { value, script_pubkey: script_pubkey.to_vec() })
+    }
+
+    /// [`TxOut::decode`] without building the output: the value and the scriptPubKey as it
+    /// lies in the reader's bytes.
+    pub fn decode_in_place<'a>(r: &mut Reader<'a>) -> Result<(i64, &'a [u8]), DecodeError> {
         let value = r.i64()?;
-        let script_pubkey = r.var_bytes()?.to_vec();
-        Ok(TxOut { value, script_pubkey })
+        Ok((value, r.var_bytes()?))
     }
 }
 

@@ -48,13 +48,12 @@ impl Coin {
     }
 }
 
-/// The parts of a coin's storage form (code, value, scriptPubKey), read in place; `None`
-/// unless `b` is exactly one well-formed record.
+/// The parts of a coin's storage form (code, then the output as transactions encode it: value,
+/// scriptPubKey), read in place; `None` unless `b` is exactly one well-formed record.
 fn record_parts(b: &[u8]) -> Option<(u32, i64, &[u8])> {
     let mut r = Reader::new(b);
     let code = r.u32().ok()?;
-    let value = r.i64().ok()?;
-    let spk = r.var_bytes().ok()?;
+    let (value, spk) = TxOut::decode_in_place(&mut r).ok()?;
     r.finish().ok()?;
     Some((code, value, spk))
 }
