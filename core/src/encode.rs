@@ -731,6 +731,36 @@ mod tests {
         assert!(matches!(Transaction::from_bytes(&b), Err(DecodeError::CompactSizeTooLarge(_))));
     }
 
+    /// An output read in place is the output `decode` builds, its script borrowed from the
+    /// bytes read; every truncation and a non-canonical length fail both ways alike.
+    #[test]
+    fn txout_read_in_place_is_decode_without_the_copy() {
+        for (value, len) in [(0i64, 0usize), (1, 1), (-1, 25), (i64::MAX, 252), (5, 253), (7, 10_000)] {
+            let out = TxOut { value, script_pubkey: (0..len).map(|i| i as u8).collect() };
+            let mut b = Vec::new();
+            out.encode(&mut b);
+            b.push(0xAB); // what follows the output stays unread
+            let mut r = Reader::new(&b);
+            let (v, spk) = TxOut::decode_in_place(&mut r).unwrap();
+            assert_eq!((v, spk), (value, out.script_pubkey.as_slice()));
+            assert!(b.as_ptr_range().contains(&spk.as_ptr()) || spk.is_empty(), "borrowed");
+            assert_eq!(r.u8(), Ok(0xAB));
+            for cut in 0..b.len() - 1 {
+                let in_place =
+                    TxOut::decode_in_place(&mut Reader::new(&b[..cut])).map(|(v, s)| (v, s.to_vec()));
+                let built = TxOut::decode(&mut Reader::new(&b[..cut])).map(|o| (o.value, o.script_pubkey));
+                assert_eq!(in_place, built, "cut at {cut}");
+                assert!(in_place.is_err(), "cut at {cut}");
+            }
+        }
+        let mut noncanonical = 3i64.to_le_bytes().to_vec();
+        noncanonical.extend_from_slice(&[0xFD, 0x01, 0x00, 0x51]);
+        assert_eq!(
+            TxOut::decode_in_place(&mut Reader::new(&noncanonical)),
+            Err(DecodeError::NonCanonicalCompactSize)
+        );
+    }
+
     #[test]
     fn witness_flag_rules() {
         // version || marker 0 || flag || 1 input (null prevout, empty script) || 0 outputs.
