@@ -18,6 +18,7 @@
 
 use super::source::read_maybe_compressed;
 use fullverify::encode::{Block, OutPoint, Reader, TxOut};
+use fullverify::undo;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -63,66 +64,6 @@ impl SpentFormat {
             _ => None,
         }
     }
-}
-
-/// Bitcoin Core's `VARINT` (MSB base-128 with the "+1" offset per continuation byte).
-pub fn read_core_varint(r: &mut Reader<'_>) -> Result<u64, String> {
-    let mut n: u64 = 0;
-    loop {
-        let b = r.u8().map_err(|e| e.to_string())?;
-        if n > (u64::MAX >> 7) {
-            return Err("VARINT overflows 64 bits".into());
-        }
-        n = (n << 7) | u64::from(b & 0x7f);
-        if b & 0x80 == 0 {
-            return Ok(n);
-        }
-        n = n.checked_add(1).ok_or("VARINT overflows 64 bits")?;
-    }
-}
-
-/// Inverse of Core's `CompressAmount`: `x = 1 + 10·(9·n' + d − 1) + e` for `value = n·10^e`
-/// with last non-zero digit `d` (when `e < 9`), or `x = 1 + 10·(n − 1) + 9`.
-pub fn decompress_amount(x: u64) -> Option<u64> {
-    if x == 0 {
-        return Some(0);
-    }
-    let x = x - 1;
-    let e = (x % 10) as u32;
-    let x = x / 10;
-    let n = if e < 9 {
-        let d = x % 9 + 1;
-        (x / 9).checked_mul(10)?.checked_add(d)?
-    } else {
-        x.checked_add(1)?
-    };
-    n.checked_mul(10u64.checked_pow(e)?)
-}
-
-/// Core's `ScriptCompression` decoding for the special script types 0–5 and raw scripts
-/// (`n ≥ 6`: `n − 6` bytes follow).
-pub fn decompress_script(kind: u64, r: &mut Reader<'_>) -> Result<Vec<u8>, String> {
-    let e = |x: fullverify::encode::DecodeError| x.to_string();
-    Ok(match kind {
-        0 => [&[0x76, 0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x88, 0xac]].concat(),
-        1 => [&[0xa9, 20][..], r.bytes(20).map_err(e)?, &[0x87]].concat(),
-        2 | 3 => [&[33, kind as u8][..], r.bytes(32).map_err(e)?, &[0xac]].concat(),
-        4 | 5 => {
-            let mut c = [0u8; 33];
-            c[0] = kind as u8 - 2;
-            c[1..].copy_from_slice(r.bytes(32).map_err(e)?);
-            let key = fullverify::secp256k1::PublicKey::parse(&c)
-                .map_err(|_| "compressed public key is not on the curve".to_string())?;
-            [&[65][..], &key.serialize_uncompressed()[..], &[0xac]].concat()
-        }
-        n => {
-            let len = n - 6;
-            if len > 10_000 {
-                return Err(format!("compressed script of {len} bytes exceeds the script size limit"));
-            }
-            r.bytes(len).map_err(e)?.to_vec()
-        }
-    })
 }
 
 /// One entry of the Floresta-style JSON list, decoded straight into typed fields (the hex
@@ -182,13 +123,17 @@ fn btcd(content: &[u8], block: &Block) -> Result<Vec<SpentOutput>, String> {
             let txid: [u8; 32] = r.array().map_err(e)?;
             let vout = r.u32().map_err(e)?;
             let n = r.u32().map_err(e)?;
+            // The payload is Core's coin serialization without the legacy version: the code
+            // (height·2 + coinbase) and the compressed output, read by the undo module.
             let mut p = Reader::new(r.bytes(u64::from(n)).map_err(e)?);
-            let code = read_core_varint(&mut p)?;
-            let amount = decompress_amount(read_core_varint(&mut p)?).ok_or("amount out of range")?;
-            let kind = read_core_varint(&mut p)?;
-            let script_pubkey = decompress_script(kind, &mut p)?;
-            let value = i64::try_from(amount).map_err(|_| "amount out of range")?;
-            let height = u32::try_from(code >> 1).map_err(|_| "height out of range")?;
+            let code = undo::read_varint_u32(&mut p).map_err(|e| e.to_string())?;
+            let at = p.position();
+            let amount = undo::decompress_amount(undo::read_varint_u64(&mut p).map_err(|e| e.to_string())?)
+                .ok_or_else(|| format!("amount at payload byte {at} out of range"))?;
+            let value =
+                i64::try_from(amount).map_err(|_| format!("amount at payload byte {at} out of range"))?;
+            let script_pubkey = undo::read_script(&mut p).map_err(|e| e.to_string())?;
+            let height = code >> 1;
             Ok((
                 OutPoint { txid, vout },
                 SpentOutput {
@@ -307,35 +252,76 @@ pub fn bip34_height(block: &Block) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fullverify::encode::{BlockHeader, Transaction, TxIn};
 
-    #[test]
-    fn core_varint_and_amounts() {
-        // Bitcoin Core's serialize_tests (varints_bitpatterns).
-        let data = [0x00, 0x7f, 0x80, 0x00, 0xa3, 0x34, 0x82, 0xfe, 0x7f, 0xc7, 0xe7, 0x56];
-        let mut r = Reader::new(&data);
-        let got: Vec<u64> = (0..6).map(|_| read_core_varint(&mut r).unwrap()).collect();
-        assert_eq!(got, [0, 0x7f, 0x80, 0x1234, 0xffff, 0x12_3456]);
-        assert!(read_core_varint(&mut Reader::new(&[0x80])).is_err());
-        // Bitcoin Core's compress_tests: CompressAmount of 0, 1, CENT, COIN, 50 COIN, 21M COIN.
-        for (value, compressed) in [
-            (0u64, 0u64),
-            (1, 1),
-            (1_000_000, 7),
-            (100_000_000, 9),
-            (5_000_000_000, 0x32),
-            (2_100_000_000_000_000, 0x1406f40),
-        ] {
-            assert_eq!(decompress_amount(compressed), Some(value));
-        }
+    fn tx(inputs: &[OutPoint], outputs: Vec<TxOut>) -> Transaction {
+        let inputs = inputs.iter().map(|&prevout| TxIn { prevout, ..TxIn::default() }).collect();
+        Transaction { version: 2, inputs, outputs, lock_time: 0 }
+    }
+
+    /// One utxostore entry: `txid || vout || n || VARINT(code) || compressed output`.
+    fn entry(op: &OutPoint, code: u64, payload_tail: &[u8]) -> Vec<u8> {
+        let mut payload = Vec::new();
+        undo::write_varint(&mut payload, code);
+        payload.extend_from_slice(payload_tail);
+        let mut e = op.txid.to_vec();
+        e.extend_from_slice(&op.vout.to_le_bytes());
+        e.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        e.extend_from_slice(&payload);
+        e
+    }
+
+    fn compressed(out: &TxOut) -> Vec<u8> {
+        let mut b = Vec::new();
+        undo::write_txout(&mut b, out);
+        b
     }
 
     #[test]
-    fn compressed_scripts() {
-        let h = [7u8; 20];
-        let p2pkh = decompress_script(0, &mut Reader::new(&h)).unwrap();
-        assert_eq!(p2pkh, [&[0x76, 0xa9, 20][..], &h, &[0x88, 0xac]].concat());
-        let raw = decompress_script(6 + 2, &mut Reader::new(&[0x51, 0x52])).unwrap();
-        assert_eq!(raw, [0x51, 0x52]);
-        assert!(decompress_script(6 + 3, &mut Reader::new(&[0x51])).is_err());
+    fn btcd_entries_are_put_in_input_order() {
+        let p2pkh = TxOut {
+            value: 50_0000_0000,
+            script_pubkey: [&[0x76, 0xa9, 20][..], &[7; 20], &[0x88, 0xac]].concat(),
+        };
+        let bare = TxOut { value: 1_234_567, script_pubkey: vec![0x51, 0x52, 0xae] };
+        let (a, b) = (OutPoint { txid: [1; 32], vout: 0 }, OutPoint { txid: [2; 32], vout: 7 });
+        let coinbase = tx(&[OutPoint::NULL], vec![p2pkh.clone()]);
+        let first = tx(&[b, a], vec![bare.clone()]);
+        // Spends an output of the transaction before it, which has no entry in the file.
+        let second = tx(&[OutPoint { txid: first.txid(), vout: 0 }], vec![]);
+        let block = Block {
+            header: BlockHeader::decode(&mut Reader::new(&[0; 80])).unwrap(),
+            txdata: vec![coinbase, first, second],
+        };
+        // Keyed by outpoint: the file's order is not the inputs'.
+        let file =
+            [entry(&a, 2 * 100 + 1, &compressed(&p2pkh)), entry(&b, 2 * 7, &compressed(&bare))].concat();
+        let got = btcd(&file, &block).unwrap();
+        let want = [
+            SpentOutput { txout: bare.clone(), height: Some(7), coinbase: Some(false) },
+            SpentOutput { txout: p2pkh.clone(), height: Some(100), coinbase: Some(true) },
+            SpentOutput { txout: bare.clone(), height: None, coinbase: Some(false) },
+        ];
+        assert_eq!(got, want);
+
+        // A payload cut inside its script, an amount no value compresses to, an amount beyond
+        // i64, a code wider than 32 bits, an input with no entry.
+        let p = compressed(&p2pkh);
+        let cut = [entry(&a, 1, &p[..p.len() - 1]), entry(&b, 2, &compressed(&bare))].concat();
+        assert!(btcd(&cut, &block).is_err());
+        let mut huge = Vec::new();
+        undo::write_varint(&mut huge, u64::MAX);
+        huge.push(0x06);
+        assert!(btcd(&[entry(&a, 1, &huge), entry(&b, 2, &compressed(&bare))].concat(), &block).is_err());
+        let mut negative = Vec::new();
+        // 10^10·10^9 = 10^19 satoshis: decompresses, but beyond i64.
+        undo::write_varint(&mut negative, 100_000_000_000);
+        negative.push(0x06);
+        let e =
+            btcd(&[entry(&a, 1, &negative), entry(&b, 2, &compressed(&bare))].concat(), &block).unwrap_err();
+        assert!(e.contains("out of range"), "{e}");
+        assert!(btcd(&[entry(&a, 1 << 32, &p), entry(&b, 2, &compressed(&bare))].concat(), &block).is_err());
+        let e = btcd(&entry(&a, 1, &p), &block).unwrap_err();
+        assert!(e.contains("no entry for the spent output"), "{e}");
     }
 }
