@@ -245,6 +245,11 @@ pub fn write_var_bytes<S: Sink + ?Sized>(s: &mut S, b: &[u8]) {
     s.put(b);
 }
 
+/// The length of [`write_var_bytes`]'s encoding of `b`.
+pub fn var_bytes_len(b: &[u8]) -> usize {
+    compact_size_len(b.len() as u64) + b.len()
+}
+
 /// The length of a CompactSize encoding of `v`.
 pub fn compact_size_len(v: u64) -> usize {
     match v {

@@ -18,7 +18,7 @@
 //! BIP341 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0341.mediawiki>,
 //! BIP342 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0342.mediawiki>.
 
-use crate::encode::{compact_size_len, write_compact_size, write_var_bytes, Sink, Transaction, TxOut};
+use crate::encode::{write_compact_size, write_var_bytes, Sink, Transaction, TxOut};
 use crate::hash::{sha256, tags, Sha256};
 use crate::script::opcodes::{get_op, OP_CODESEPARATOR};
 use std::sync::OnceLock;
@@ -680,11 +680,6 @@ fn legacy_write<S: Sink>(
     s.put(&tx.lock_time.to_le_bytes());
     s.put(&hash_type.to_le_bytes());
     true
-}
-
-/// The size in bytes of a scriptPubKey serialized with its CompactSize prefix.
-pub fn var_bytes_len(b: &[u8]) -> usize {
-    compact_size_len(b.len() as u64) + b.len()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! Agg      = Σ H(coin) mod 2^256
 //! ```
 
-use crate::encode::{write_compact_size, OutPoint, Sink, TxOut};
+use crate::encode::{var_bytes_len, write_var_bytes, OutPoint, Sink, TxOut};
 use crate::hash::{compress_blocks, Sha256, IV};
 use crate::utxo::Coin;
 use core::fmt;
@@ -90,15 +90,13 @@ impl<'a> CoinElement<'a> {
 
     /// Length of [`CoinElement::serialize`]'s output.
     pub fn serialized_len(&self) -> usize {
-        let n = self.script_pubkey.len();
-        4 + crate::encode::compact_size_len(n as u64) + n + 8 + 36
+        4 + var_bytes_len(self.script_pubkey) + 8 + 36
     }
 
     /// Writes the element to `s`.
     pub fn write_to<S: Sink + ?Sized>(&self, s: &mut S) {
         s.put(&self.height_code().to_le_bytes());
-        write_compact_size(s, self.script_pubkey.len() as u64);
-        s.put(self.script_pubkey);
+        write_var_bytes(s, self.script_pubkey);
         s.put(&self.amount.to_le_bytes());
         self.outpoint.encode(s);
     }

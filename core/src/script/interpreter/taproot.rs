@@ -3,7 +3,7 @@
 //! tapscript validation-weight budget and `OP_SUCCESSx` (script/interpreter.cpp,
 //! script/script.cpp).
 
-use crate::encode::compact_size_len;
+use crate::encode::{compact_size_len, var_bytes_len};
 use crate::hash::tags;
 
 /// BIP342 validation weight charged per executed (non-empty) signature check.
@@ -78,6 +78,5 @@ pub fn taptweak_hash(internal: &[u8; 32], merkle_root: Option<&[u8; 32]>) -> [u8
 
 /// Serialized size of a witness stack (CompactSize count + each item with its length).
 pub(super) fn witness_serialized_size(w: &[Vec<u8>]) -> usize {
-    compact_size_len(w.len() as u64)
-        + w.iter().map(|i| compact_size_len(i.len() as u64) + i.len()).sum::<usize>()
+    compact_size_len(w.len() as u64) + w.iter().map(|i| var_bytes_len(i)).sum::<usize>()
 }
