@@ -242,21 +242,23 @@ impl<S: Store> CoinsCache<S> {
 
     /// Spends `op` (which must be unspent).
     pub fn spend(&mut self, op: &OutPoint) {
-        match self.map.get_mut(op) {
-            Some(e) if e.fresh => {
-                let e = self.map.remove(op).expect("present");
+        use std::collections::hash_map::Entry as Slot;
+        match self.map.entry(*op) {
+            Slot::Occupied(e) if e.get().fresh => {
+                let e = e.remove();
                 self.mem -= e.coin.map_or(0, |c| c.mem_usage());
                 self.dirty -= 1;
             }
-            Some(e) => {
+            Slot::Occupied(mut e) => {
+                let e = e.get_mut();
                 if let Some(c) = e.coin.take() {
                     self.mem -= c.mem_usage();
                 }
                 self.dirty += usize::from(!e.dirty);
                 e.dirty = true;
             }
-            None => {
-                self.map.insert(*op, Entry { coin: None, dirty: true, fresh: false });
+            Slot::Vacant(v) => {
+                v.insert(Entry { coin: None, dirty: true, fresh: false });
                 self.dirty += 1;
             }
         }
@@ -265,19 +267,22 @@ impl<S: Store> CoinsCache<S> {
     /// Adds a coin. `possible_overwrite`: the store might hold a coin at `op` (Core passes the
     /// coinbase flag: only duplicate coinbases can overwrite), so it is not marked fresh.
     pub fn add(&mut self, op: OutPoint, coin: Coin, possible_overwrite: bool) {
+        use std::collections::hash_map::Entry as Slot;
         self.mem += coin.mem_usage();
-        let fresh = match self.map.get(&op) {
-            // A spent entry that the store still holds is never fresh (fresh ones are removed
-            // when spent); an unspent entry keeps its flag.
-            Some(e) => e.fresh,
-            None => !possible_overwrite,
-        };
-        match self.map.insert(op, Entry { coin: Some(coin), dirty: true, fresh }) {
-            Some(old) => {
+        // One lookup: most coins added are new to the cache.
+        match self.map.entry(op) {
+            Slot::Occupied(mut e) => {
+                // A spent entry that the store still holds is never fresh (fresh ones are
+                // removed when spent); an unspent entry keeps its flag.
+                let fresh = e.get().fresh;
+                let old = e.insert(Entry { coin: Some(coin), dirty: true, fresh });
                 self.mem -= entry_mem(old.coin.as_ref());
                 self.dirty += usize::from(!old.dirty);
             }
-            None => self.dirty += 1,
+            Slot::Vacant(v) => {
+                v.insert(Entry { coin: Some(coin), dirty: true, fresh: !possible_overwrite });
+                self.dirty += 1;
+            }
         }
     }
 

@@ -38,6 +38,33 @@ fn fresh_coins_spent_before_flush_never_reach_the_store() {
     assert!(c.store().is_empty());
 }
 
+/// A coin added where the store may hold one (a duplicate coinbase, BIP30's exception) is not
+/// fresh: spent before the next flush, it still deletes the stored coin. So is a coin added over
+/// a cached entry that the store holds; one added over a fresh entry stays fresh.
+#[test]
+fn a_possible_overwrite_spent_before_flush_deletes_the_stored_coin() {
+    let mut c = CoinsCache::new(MemStore::new(), 1 << 20);
+    let (a, b) = (OutPoint { txid: [3; 32], vout: 0 }, OutPoint { txid: [4; 32], vout: 0 });
+    c.add(a, coin(8), false);
+    c.add(b, coin(9), false);
+    c.flush(meta(), vec![]).unwrap();
+    assert_eq!(c.store().len(), 2);
+    // The coinbase's coin again, over the stored one, spent before the next flush.
+    c.add(a, coin(10), true);
+    c.spend(&a);
+    // Read back from the store (cached, not fresh), replaced, then spent.
+    assert_eq!(c.get(&b).unwrap(), Some(coin(9)));
+    c.add(b, coin(11), false);
+    c.spend(&b);
+    assert_eq!(c.flush(meta(), vec![]).unwrap(), 2);
+    assert!(c.store().is_empty());
+    // Over a fresh entry: still fresh, so spending it leaves nothing to write.
+    c.add(a, coin(12), false);
+    c.add(a, coin(14), true);
+    c.spend(&a);
+    assert_eq!(c.flush(meta(), vec![]).unwrap(), 0);
+}
+
 /// Every thread of this process: id, name and nice value (Linux).
 #[cfg(all(feature = "store", target_os = "linux"))]
 fn thread_nices() -> Vec<(u32, String, i64)> {
