@@ -133,6 +133,9 @@ fn btcd(content: &[u8], block: &Block) -> Result<Vec<SpentOutput>, String> {
             let value =
                 i64::try_from(amount).map_err(|_| format!("amount at payload byte {at} out of range"))?;
             let script_pubkey = undo::read_script(&mut p).map_err(|e| e.to_string())?;
+            if p.remaining() > 0 {
+                return Err(format!("{n}-byte payload: {} trailing after the coin", p.remaining()));
+            }
             let height = code >> 1;
             Ok((
                 OutPoint { txid, vout },
@@ -321,6 +324,9 @@ mod tests {
             btcd(&[entry(&a, 1, &negative), entry(&b, 2, &compressed(&bare))].concat(), &block).unwrap_err();
         assert!(e.contains("out of range"), "{e}");
         assert!(btcd(&[entry(&a, 1 << 32, &p), entry(&b, 2, &compressed(&bare))].concat(), &block).is_err());
+        let long = [p.as_slice(), &[0]].concat();
+        let e = btcd(&[entry(&a, 1, &long), entry(&b, 2, &compressed(&bare))].concat(), &block).unwrap_err();
+        assert!(e.contains("1 trailing after the coin"), "{e}");
         let e = btcd(&entry(&a, 1, &p), &block).unwrap_err();
         assert!(e.contains("no entry for the spent output"), "{e}");
     }
