@@ -128,22 +128,18 @@ fn btcd(content: &[u8], block: &Block) -> Result<Vec<SpentOutput>, String> {
             let mut p = Reader::new(r.bytes(u64::from(n)).map_err(e)?);
             let code = undo::read_varint_u32(&mut p).map_err(|e| e.to_string())?;
             let at = p.position();
-            let amount = undo::decompress_amount(undo::read_varint_u64(&mut p).map_err(|e| e.to_string())?)
-                .ok_or_else(|| format!("amount at payload byte {at} out of range"))?;
-            let value =
-                i64::try_from(amount).map_err(|_| format!("amount at payload byte {at} out of range"))?;
-            let script_pubkey = undo::read_script(&mut p).map_err(|e| e.to_string())?;
+            let txout = undo::read_txout(&mut p).map_err(|e| e.to_string())?;
+            // Core reads the amount as 64 bits unsigned: one past i64 comes back negative.
+            if txout.value < 0 {
+                return Err(format!("amount at payload byte {at} out of range"));
+            }
             if p.remaining() > 0 {
                 return Err(format!("{n}-byte payload: {} trailing after the coin", p.remaining()));
             }
             let height = code >> 1;
             Ok((
                 OutPoint { txid, vout },
-                SpentOutput {
-                    txout: TxOut { value, script_pubkey },
-                    height: Some(height),
-                    coinbase: Some(code & 1 == 1),
-                },
+                SpentOutput { txout, height: Some(height), coinbase: Some(code & 1 == 1) },
             ))
         })()
         .map_err(|e| format!("entry at byte {at}: {e}"))?;

@@ -6,6 +6,7 @@ use super::coin::{txout_ser_into, Coin};
 use super::outpoint_hash::OutPointMap;
 use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_PREFIXES};
 use crate::encode::OutPoint;
+use std::collections::hash_map::Entry as Slot;
 use std::sync::{mpsc, Arc};
 
 /// Bytes of one table bucket: the key and entry, and the table's control byte.
@@ -242,7 +243,6 @@ impl<S: Store> CoinsCache<S> {
 
     /// Spends `op` (which must be unspent).
     pub fn spend(&mut self, op: &OutPoint) {
-        use std::collections::hash_map::Entry as Slot;
         match self.map.entry(*op) {
             Slot::Occupied(e) if e.get().fresh => {
                 let e = e.remove();
@@ -267,7 +267,6 @@ impl<S: Store> CoinsCache<S> {
     /// Adds a coin. `possible_overwrite`: the store might hold a coin at `op` (Core passes the
     /// coinbase flag: only duplicate coinbases can overwrite), so it is not marked fresh.
     pub fn add(&mut self, op: OutPoint, coin: Coin, possible_overwrite: bool) {
-        use std::collections::hash_map::Entry as Slot;
         self.mem += coin.mem_usage();
         // One lookup: most coins added are new to the cache.
         match self.map.entry(op) {
