@@ -260,7 +260,7 @@ fn the_corpus_carries_the_replays_undo_records_and_swiftsync_reads_it_directly()
         assert!(o.failure.is_none(), "{threads} workers: {:?}", o.failure);
         same_state(o.summary.as_ref().unwrap(), state);
         assert_eq!((o.source_kind, o.inputs()), ("corpus", 24_659));
-        assert_eq!(o.ranges.iter().map(|r| r.blocks).sum::<u64>(), 201);
+        assert_eq!(o.ranges.iter().map(|r| r.counts.blocks).sum::<u64>(), 201);
     }
     let (c, h) = (corpus.to_str().unwrap(), hints.to_str().unwrap());
     let (code, err, p) =
@@ -465,7 +465,7 @@ fn swiftsync_vs_sequential_on_small_for_1_2_3_workers_and_shuffled_ranges() {
             assert!(o.failure.is_none(), "{threads} workers, {order:?}: {:?}", o.failure);
             assert_eq!(o.balanced, Some(true));
             same_state(o.summary.as_ref().unwrap(), state);
-            assert_eq!(o.ranges.iter().map(|r| r.blocks).sum::<u64>(), 201);
+            assert_eq!(o.ranges.iter().map(|r| r.counts.blocks).sum::<u64>(), 201);
             assert_eq!(o.inputs(), 24_659);
             if let Some(p) = per {
                 assert_eq!(o.ranges.len(), 201usize.div_ceil(p as usize));

@@ -232,14 +232,13 @@ impl SwiftPlan {
         // The aggregate is not read here: any salt will do.
         let r = RangeResult::from_bytes(result, &Salt::from_bytes([0; 32])).map_err(Error::new_err)?;
         let d = pyo3::types::PyDict::new(py);
-        d.set_item("first_height", r.heights.0)?;
-        d.set_item("last_height", r.heights.1)?;
-        d.set_item("blocks", r.blocks)?;
-        d.set_item("txs", r.txs)?;
-        d.set_item("inputs", r.inputs)?;
-        d.set_item("bytes_read", r.bytes_read)?;
-        d.set_item("undo_bytes", r.undo_bytes)?;
-        d.set_item("wall_s", r.wall.as_secs_f64())?;
+        for (key, v) in r.counts.fields() {
+            // Counts are unsigned integers; the wall time the one float.
+            match v.as_u64() {
+                Some(n) => d.set_item(key, n)?,
+                None => d.set_item(key, v.as_f64())?,
+            }
+        }
         d.set_item("invalid", r.invalid.is_some())?;
         d.set_item("mismatch", r.mismatch.is_some())?;
         d.set_item("source_error", r.source)?;

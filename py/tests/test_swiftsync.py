@@ -98,6 +98,9 @@ def test_plan_pieces_and_their_errors(written: Tuple[Path, Path, Dict[str, Any]]
     st = SwiftPlan.result_stats(out)
     assert (st["first_height"], st["last_height"], st["blocks"]) == (0, 99, 100)
     assert st["invalid"] is False and st["mismatch"] is False and st["source_error"] is None
+    counts = ("first_height", "last_height", "blocks", "txs", "inputs", "bytes_read", "undo_bytes")
+    assert all(type(st[k]) is int for k in counts) and isinstance(st["wall_s"], float)
+    assert st["txs"] >= st["blocks"] and st["bytes_read"] > 80 * st["blocks"] and st["wall_s"] > 0
     bundled = SwiftPlan.from_bytes(data).validate_range(h, salt, 0, 99, bundle=plan.bundle(0, 99))
     assert SwiftPlan.result_stats(bundled)["inputs"] == st["inputs"]
     with pytest.raises(Error, match="salt"):

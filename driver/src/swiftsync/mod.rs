@@ -38,7 +38,7 @@ mod wire;
 
 pub use headers::HeaderChain;
 pub use plan::SwiftPlan;
-pub use range::{txid_prefix, Bip30Tx, RangeResult, SetPart};
+pub use range::{txid_prefix, Bip30Tx, RangeCounts, RangeResult, SetPart};
 pub use run::{
     check_hints, read_hints, run_swiftsync, validate_range, Phases, RangeOrder, RangeStats, SwiftOutcome,
     SwiftSettings, MISMATCH,

@@ -95,23 +95,12 @@ pub fn txid_prefix(txid: &[u8; 32]) -> u64 {
     u64::from_le_bytes(txid[..8].try_into().expect("8 bytes"))
 }
 
-/// What one range gave.
-#[derive(Debug)]
-pub struct RangeResult {
+/// What a range did: its heights and the work counted on its worker. The same numbers travel
+/// in a range's result, its line of the packet and the Python package's `result_stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RangeCounts {
     /// Its first and last heights.
     pub heights: (u32, u32),
-    /// Its share of the aggregate: its outputs not hinted unspent, less its inputs.
-    pub aggregate: Aggregate,
-    /// Its outputs hinted unspent at the terminal height.
-    pub set: SetPart,
-    /// The transactions of its blocks where BIP30 applies ([`Bip30Tx`]).
-    pub bip30: Vec<Bip30Tx>,
-    /// The first block that failed a check, if one did.
-    pub invalid: Option<BlockError>,
-    /// The first block whose data did not fit, if one did (the range stops there).
-    pub mismatch: Option<DataMismatch>,
-    /// A block that could not be read (the range stops there).
-    pub source: Option<String>,
     /// Blocks validated.
     pub blocks: u64,
     /// Transactions in them.
@@ -126,23 +115,53 @@ pub struct RangeResult {
     pub wall: Duration,
 }
 
+impl RangeCounts {
+    /// The counts as the packet's range fields name them, in that order.
+    pub fn fields(&self) -> [(&'static str, serde_json::Value); 8] {
+        let (first, last) = self.heights;
+        [
+            ("first_height", first.into()),
+            ("last_height", last.into()),
+            ("blocks", self.blocks.into()),
+            ("txs", self.txs.into()),
+            ("inputs", self.inputs.into()),
+            ("bytes_read", self.bytes_read.into()),
+            ("undo_bytes", self.undo_bytes.into()),
+            ("wall_s", self.wall.as_secs_f64().into()),
+        ]
+    }
+}
+
+/// What one range gave.
+#[derive(Debug)]
+pub struct RangeResult {
+    /// Its heights and counts.
+    pub counts: RangeCounts,
+    /// Its share of the aggregate: its outputs not hinted unspent, less its inputs.
+    pub aggregate: Aggregate,
+    /// Its outputs hinted unspent at the terminal height.
+    pub set: SetPart,
+    /// The transactions of its blocks where BIP30 applies ([`Bip30Tx`]).
+    pub bip30: Vec<Bip30Tx>,
+    /// The first block that failed a check, if one did.
+    pub invalid: Option<BlockError>,
+    /// The first block whose data did not fit, if one did (the range stops there).
+    pub mismatch: Option<DataMismatch>,
+    /// A block that could not be read (the range stops there).
+    pub source: Option<String>,
+}
+
 /// Validates the blocks at heights `first..=last`.
 pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
     let t0 = Instant::now();
     let mut r = RangeResult {
-        heights: (first, last),
+        counts: RangeCounts { heights: (first, last), ..RangeCounts::default() },
         aggregate: Aggregate::new(s.salt.clone()),
         set: SetPart { count: 0, total: 0, muhash: MuHash3072::new() },
         bip30: Vec::new(),
         invalid: None,
         mismatch: None,
         source: None,
-        blocks: 0,
-        txs: 0,
-        inputs: 0,
-        bytes_read: 0,
-        undo_bytes: 0,
-        wall: Duration::ZERO,
     };
     let mut open: Option<(usize, File)> = None;
     // The rev file of the blocks the range is at stays read until it moves to another file.
@@ -163,7 +182,7 @@ pub fn run_range(s: &Shared<'_>, first: u32, last: u32) -> RangeResult {
         }
     }
     r.set.muhash = product.finish();
-    r.wall = t0.elapsed();
+    r.counts.wall = t0.elapsed();
     r
 }
 
@@ -189,7 +208,7 @@ fn block(
         }
         Blocks::Bundle(b) => &b.get(height).map_err(Stop::Source)?.raw,
     };
-    r.bytes_read += raw.len() as u64;
+    r.counts.bytes_read += raw.len() as u64;
     let hints = s.hints.block(height).map_err(|e| Stop::Mismatch(e.to_string()))?;
     let block = match Block::from_bytes(raw) {
         Ok(b) => b,
@@ -207,8 +226,8 @@ fn block(
             return Err(Stop::Mismatch(what));
         }
     };
-    r.blocks += 1;
-    r.txs += block.txdata.len() as u64;
+    r.counts.blocks += 1;
+    r.counts.txs += block.txdata.len() as u64;
     if height == 0 {
         if !hints.is_empty() {
             return Err(Stop::Mismatch("the hints mark an output of the genesis block unspent".into()));
@@ -226,9 +245,9 @@ fn block(
         }),
     }
     .map_err(|(file, e)| Stop::Mismatch(format!("no undo record in {file} is this block's: {e}")))?;
-    r.undo_bytes += encoded_len(&undo);
+    r.counts.undo_bytes += encoded_len(&undo);
     let spent = undo.into_spent_coins(&block).map_err(|e| Stop::Mismatch(e.to_string()))?;
-    r.inputs += spent.len() as u64;
+    r.counts.inputs += spent.len() as u64;
     let txids: Vec<[u8; 32]> = block.txdata.iter().map(|t| t.txid()).collect();
     if r.invalid.is_none() {
         r.invalid = spend_order(&block, &txids, &spent, height).or_else(|| {

@@ -2,7 +2,7 @@
 //! A SwiftSync run: the header pass, the ranges on the workers, the merge and the verdict.
 
 use super::plan::SwiftPlan;
-use super::range::{run_range, Bip30Tx, Blocks, RangeResult, SetPart, Shared};
+use super::range::{run_range, Bip30Tx, Blocks, RangeCounts, RangeResult, SetPart, Shared};
 use super::wire::Bundle;
 use crate::metrics::{resources, Resources};
 use crate::replay::{summary_json, Failure};
@@ -75,20 +75,8 @@ impl SwiftSettings {
 /// One range's numbers, for the packet.
 #[derive(Clone, Debug)]
 pub struct RangeStats {
-    /// First and last height.
-    pub heights: (u32, u32),
-    /// Blocks, transactions and inputs validated.
-    pub blocks: u64,
-    /// Transactions.
-    pub txs: u64,
-    /// Inputs.
-    pub inputs: u64,
-    /// Block bytes read.
-    pub bytes_read: u64,
-    /// Undo record bytes used.
-    pub undo_bytes: u64,
-    /// Time on its worker.
-    pub wall: Duration,
+    /// Its heights and counts.
+    pub counts: RangeCounts,
     /// The order in which it was taken (0 first).
     pub taken: usize,
 }
@@ -151,7 +139,7 @@ impl SwiftOutcome {
 
     /// Inputs validated.
     pub fn inputs(&self) -> u64 {
-        self.ranges.iter().map(|r| r.inputs).sum()
+        self.ranges.iter().map(|r| r.counts.inputs).sum()
     }
 
     /// The `swiftsync` packet (`results/schema/swiftsync.schema.json`).
@@ -166,8 +154,11 @@ impl SwiftOutcome {
         });
         let mut p = Packet::new("swiftsync", s.backend.name(), self.threads, params);
         let wall = self.phases.wall.as_secs_f64();
-        let (blocks, txs, inputs) =
-            self.ranges.iter().fold((0, 0, 0), |a, r| (a.0 + r.blocks, a.1 + r.txs, a.2 + r.inputs));
+        let (blocks, txs, inputs) = self
+            .ranges
+            .iter()
+            .map(|r| &r.counts)
+            .fold((0, 0, 0), |a, c| (a.0 + c.blocks, a.1 + c.txs, a.2 + c.inputs));
         p.set("engine", &self.engine);
         p.set(
             "source",
@@ -185,17 +176,10 @@ impl SwiftOutcome {
             self.ranges
                 .iter()
                 .map(|r| {
-                    json!({
-                        "first_height": r.heights.0,
-                        "last_height": r.heights.1,
-                        "taken": r.taken,
-                        "blocks": r.blocks,
-                        "txs": r.txs,
-                        "inputs": r.inputs,
-                        "bytes_read": r.bytes_read,
-                        "undo_bytes": r.undo_bytes,
-                        "wall_s": r.wall.as_secs_f64(),
-                    })
+                    let mut m = serde_json::Map::new();
+                    m.insert("taken".into(), r.taken.into());
+                    m.extend(r.counts.fields().map(|(k, v)| (k.to_string(), v)));
+                    Value::Object(m)
                 })
                 .collect::<Vec<Value>>(),
         );
@@ -397,7 +381,7 @@ impl SwiftOutcome {
     /// mismatch, the lowest failing block, or the state from the ranges' set parts.
     pub fn merge(&mut self, plan: &SwiftPlan, salt: &Salt, mut results: Vec<(usize, RangeResult)>) {
         let t = Instant::now();
-        results.sort_by_key(|(_, r)| r.heights.0);
+        results.sort_by_key(|(_, r)| r.counts.heights.0);
         let chain = &plan.chain;
         let mut aggregate = Aggregate::new(salt.clone());
         let mut invalid: Option<BlockError> = None;
@@ -407,14 +391,16 @@ impl SwiftOutcome {
         let mut bip30: Vec<Bip30Tx> = Vec::new();
         let mut covered = 0u32;
         for (taken, r) in &mut results {
-            if r.heights.0 > covered {
-                source.get_or_insert_with(|| format!("no result for heights {covered}..{}", r.heights.0));
-            } else if r.heights.0 < covered {
+            if r.counts.heights.0 > covered {
                 source.get_or_insert_with(|| {
-                    format!("heights {}..={} have two results", r.heights.0, covered - 1)
+                    format!("no result for heights {covered}..{}", r.counts.heights.0)
+                });
+            } else if r.counts.heights.0 < covered {
+                source.get_or_insert_with(|| {
+                    format!("heights {}..={} have two results", r.counts.heights.0, covered - 1)
                 });
             }
-            covered = covered.max(r.heights.1.saturating_add(1));
+            covered = covered.max(r.counts.heights.1.saturating_add(1));
             aggregate.combine(&r.aggregate);
             if let Some(e) = r.invalid.take() {
                 if invalid.as_ref().is_none_or(|i| e.height < i.height) {
@@ -433,18 +419,9 @@ impl SwiftOutcome {
             set.total += r.set.total;
             set.muhash.combine(&r.set.muhash);
             bip30.append(&mut r.bip30);
-            self.bytes.0 += r.bytes_read;
-            self.bytes.1 += r.undo_bytes;
-            self.ranges.push(RangeStats {
-                heights: r.heights,
-                blocks: r.blocks,
-                txs: r.txs,
-                inputs: r.inputs,
-                bytes_read: r.bytes_read,
-                undo_bytes: r.undo_bytes,
-                wall: r.wall,
-                taken: *taken,
-            });
+            self.bytes.0 += r.counts.bytes_read;
+            self.bytes.1 += r.counts.undo_bytes;
+            self.ranges.push(RangeStats { counts: r.counts, taken: *taken });
         }
         if covered != plan.tip_height() + 1 && source.is_none() {
             source = Some(format!("no result for heights {covered}..={}", plan.tip_height()));

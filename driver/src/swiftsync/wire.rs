@@ -17,7 +17,7 @@
 //!
 //! The salt never travels in a result: the caller that reads one supplies it.
 
-use super::range::{DataMismatch, RangeResult, SetPart};
+use super::range::{DataMismatch, RangeCounts, RangeResult, SetPart};
 use super::undo::UndoFiles;
 use crate::source::CoreChain;
 use fullverify::encode::{write_compact_size, Block, DecodeError, Reader};
@@ -114,8 +114,9 @@ impl RangeResult {
         let mut out = Vec::with_capacity(900 + 16 * self.bip30.len());
         out.extend_from_slice(RESULT_MAGIC);
         out.push(RESULT_VERSION);
-        out.extend_from_slice(&self.heights.0.to_le_bytes());
-        out.extend_from_slice(&self.heights.1.to_le_bytes());
+        let c = &self.counts;
+        out.extend_from_slice(&c.heights.0.to_le_bytes());
+        out.extend_from_slice(&c.heights.1.to_le_bytes());
         out.extend_from_slice(&self.aggregate.value());
         out.extend_from_slice(&self.set.count.to_le_bytes());
         out.extend_from_slice(&self.set.total.to_le_bytes());
@@ -132,10 +133,10 @@ impl RangeResult {
             put_str(o, &m.what);
         });
         put_opt(&mut out, self.source.as_ref(), |o, s| put_str(o, s));
-        for v in [self.blocks, self.txs, self.inputs, self.bytes_read, self.undo_bytes] {
+        for v in [c.blocks, c.txs, c.inputs, c.bytes_read, c.undo_bytes] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        out.extend_from_slice(&(self.wall.as_nanos() as u64).to_le_bytes());
+        out.extend_from_slice(&(c.wall.as_nanos() as u64).to_le_bytes());
         out
     }
 
@@ -165,20 +166,23 @@ impl RangeResult {
             *x = r.u64().map_err(&e)?;
         }
         r.finish().map_err(&e)?;
-        Ok(RangeResult {
+        let counts = RangeCounts {
             heights,
-            aggregate,
-            set: SetPart { count, total, muhash },
-            bip30,
-            invalid,
-            mismatch,
-            source,
             blocks: v[0],
             txs: v[1],
             inputs: v[2],
             bytes_read: v[3],
             undo_bytes: v[4],
             wall: Duration::from_nanos(v[5]),
+        };
+        Ok(RangeResult {
+            counts,
+            aggregate,
+            set: SetPart { count, total, muhash },
+            bip30,
+            invalid,
+            mismatch,
+            source,
         })
     }
 }

@@ -536,7 +536,7 @@ fn print_corpus_line(m: &Manifest, matches: bool) {
 
 fn print_swiftsync_summary(o: &SwiftOutcome) {
     let w = o.phases.wall.as_secs_f64().max(1e-9);
-    let blocks: u64 = o.ranges.iter().map(|r| r.blocks).sum();
+    let blocks: u64 = o.ranges.iter().map(|r| r.counts.blocks).sum();
     let ph = &o.phases;
     eprintln!(
         "swiftsync: {} blocks, {} inputs in {:.3} s: {:.0} inputs/s; {} ranges on {} workers (user {:.2} s, peak RSS {} MiB)",
