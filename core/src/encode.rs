@@ -736,8 +736,8 @@ mod tests {
         assert!(matches!(Transaction::from_bytes(&b), Err(DecodeError::CompactSizeTooLarge(_))));
     }
 
-    /// An output read in place is the output `decode` builds, its script borrowed from the
-    /// bytes read; every truncation and a non-canonical length fail both ways alike.
+    /// An output read in place is the output encoded, its script borrowed from the bytes read;
+    /// every truncation fails, both ways, with the field it cut; a non-canonical length fails.
     #[test]
     fn txout_read_in_place_is_decode_without_the_copy() {
         for (value, len) in [(0i64, 0usize), (1, 1), (-1, 25), (i64::MAX, 252), (5, 253), (7, 10_000)] {
@@ -750,12 +750,21 @@ mod tests {
             assert_eq!((v, spk), (value, out.script_pubkey.as_slice()));
             assert!(b.as_ptr_range().contains(&spk.as_ptr()) || spk.is_empty(), "borrowed");
             assert_eq!(r.u8(), Ok(0xAB));
+            assert_eq!(TxOut::decode(&mut Reader::new(&b)), Ok(out.clone()));
+            // Each truncation names the field it fell in: the value (8 bytes), the length's
+            // first byte, its two-byte tail (lengths from 253), or the script itself.
+            let prefix = if len < 253 { 1 } else { 3 };
             for cut in 0..b.len() - 1 {
-                let in_place =
-                    TxOut::decode_in_place(&mut Reader::new(&b[..cut])).map(|(v, s)| (v, s.to_vec()));
-                let built = TxOut::decode(&mut Reader::new(&b[..cut])).map(|o| (o.value, o.script_pubkey));
-                assert_eq!(in_place, built, "cut at {cut}");
-                assert!(in_place.is_err(), "cut at {cut}");
+                let (needed, remaining) = match cut {
+                    0..8 => (8, cut),
+                    8 => (1, 0),
+                    _ if cut < 8 + prefix => (2, cut - 9),
+                    _ => (len as u64, cut - 8 - prefix),
+                };
+                let want = Err(DecodeError::UnexpectedEnd { needed, remaining });
+                let r = || Reader::new(&b[..cut]);
+                assert_eq!(TxOut::decode_in_place(&mut r()).map(|(v, s)| (v, s.to_vec())), want, "{cut}");
+                assert_eq!(TxOut::decode(&mut r()).map(|o| (o.value, o.script_pubkey)), want, "{cut}");
             }
         }
         let mut noncanonical = 3i64.to_le_bytes().to_vec();
