@@ -371,8 +371,8 @@ impl Prefetch<'_> {
             if own.contains(&inp.prevout.txid) {
                 continue;
             }
-            match self.cache.get(&inp.prevout) {
-                Ok(c) => found += c.is_some() as usize,
+            match self.cache.load(&inp.prevout) {
+                Ok(c) => found += usize::from(c),
                 Err(_) => break,
             }
         }

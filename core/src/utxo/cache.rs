@@ -227,18 +227,40 @@ impl<S: Store> CoinsCache<S> {
     /// The unspent coin at `op`, reading through a flush in flight and then the store (and
     /// caching what it read from the store).
     pub fn get(&mut self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
-        if let Some(e) = self.map.get(op) {
-            return Ok(e.coin.clone());
-        }
-        if let Some(e) = self.writing.as_ref().and_then(|w| w.map.get(op)) {
-            return Ok(e.coin.clone());
+        if let Some(c) = self.cached(op) {
+            return Ok(c.clone());
         }
         let c = self.store.get(op)?;
         if let Some(c) = &c {
-            self.mem += c.mem_usage();
-            self.map.insert(*op, Entry { coin: Some(c.clone()), dirty: false, fresh: false });
+            self.keep_read(*op, c.clone());
         }
         Ok(c)
+    }
+
+    /// Whether `op` is unspent, reading it into the cache as [`CoinsCache::get`] does but
+    /// without copying the coin out (reading ahead of a block only wants it cached).
+    pub fn load(&mut self, op: &OutPoint) -> Result<bool, StoreError> {
+        if let Some(c) = self.cached(op) {
+            return Ok(c.is_some());
+        }
+        let c = self.store.get(op)?;
+        let found = c.is_some();
+        if let Some(c) = c {
+            self.keep_read(*op, c);
+        }
+        Ok(found)
+    }
+
+    /// The cache's word on `op` (`Some(None)`: spent), then a flush in flight's.
+    fn cached(&self, op: &OutPoint) -> Option<&Option<Coin>> {
+        let e = self.map.get(op).or_else(|| self.writing.as_ref()?.map.get(op))?;
+        Some(&e.coin)
+    }
+
+    /// Caches a coin read from the store, clean.
+    fn keep_read(&mut self, op: OutPoint, c: Coin) {
+        self.mem += c.mem_usage();
+        self.map.insert(op, Entry { coin: Some(c), dirty: false, fresh: false });
     }
 
     /// Spends `op` (which must be unspent).

@@ -65,6 +65,38 @@ fn a_possible_overwrite_spent_before_flush_deletes_the_stored_coin() {
     assert_eq!(c.flush(meta(), vec![]).unwrap(), 0);
 }
 
+/// `load` says what `get` would (a cached coin, a spent one the store still holds, one only the
+/// store holds, one nowhere) and caches the coin it reads, as `get` does, without copying it.
+#[test]
+fn load_answers_as_get_and_keeps_what_it_read() {
+    let mut c = CoinsCache::new(MemStore::new(), 1 << 20);
+    let op = |i: u32| OutPoint { txid: spread_txid(i), vout: i };
+    for i in 0..3 {
+        c.add(op(i), coin(20 + i64::from(i)), false);
+    }
+    c.flush(meta(), vec![]).unwrap();
+    assert!(c.is_empty());
+    c.spend(&op(1));
+    c.add(op(3), coin(23), false);
+    // Stored only: read in, once.
+    assert!(c.load(&op(0)).unwrap());
+    assert_eq!(c.len(), 3);
+    assert!(c.load(&op(0)).unwrap());
+    assert_eq!(c.len(), 3);
+    // Spent in the cache though the store holds it; cached; nowhere (nothing cached for it).
+    assert!(!c.load(&op(1)).unwrap());
+    assert!(c.load(&op(3)).unwrap());
+    assert!(!c.load(&op(4)).unwrap());
+    assert_eq!(c.len(), 3);
+    for i in 0..5 {
+        assert_eq!(c.load(&op(i)).unwrap(), c.get(&op(i)).unwrap().is_some(), "coin {i}");
+    }
+    assert_eq!(c.get(&op(0)).unwrap(), Some(coin(20)));
+    // What was loaded is clean: only the spend and the new coin are written.
+    assert_eq!(c.flush(meta(), vec![]).unwrap(), 2);
+    assert_eq!(c.store().len(), 3);
+}
+
 /// Every thread of this process: id, name and nice value (Linux).
 #[cfg(all(feature = "store", target_os = "linux"))]
 fn thread_nices() -> Vec<(u32, String, i64)> {
