@@ -2,15 +2,15 @@
 //! Deferred signature checks: the scripts run with their ECDSA and BIP340 checks recorded, which
 //! are then verified many at a time or in batches; no Core counterpart (Core checks inline).
 
+use super::claims::{memo_key, settle, Claim, EcdsaItem, KeyBytes, Memo};
 use super::scripts::{flat_inputs, run_flat, workers_for, ScriptFailure};
 use crate::backend::{Backend, BackendKind};
 use crate::crew::{on_workers, on_workers_beside, share, Claims, Side};
 use crate::encode::{Transaction, TxOut};
-use crate::script::interpreter::{verify_input, SigVerifier, TweakCheck};
+use crate::script::interpreter::{verify_input, MultisigClaim, SigVerifier, TweakCheck};
 use crate::script::{BackendVerifier, ScriptFlags};
 use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use crate::sighash::TxContext;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 crate::named_enum! {
@@ -71,10 +71,6 @@ impl SigMode {
     }
 }
 
-/// A deferred ECDSA check: the key's bytes (parsed later, many at once), the message, the
-/// parsed signature.
-type EcdsaItem = (KeyBytes, [u8; 32], ecdsa::Signature);
-
 /// A deferred BIP340 check: the x-only key, the message, the signature.
 type SchnorrItem = ([u8; 32], [u8; 32], [u8; 64]);
 
@@ -84,126 +80,100 @@ type SchnorrItem = ([u8; 32], [u8; 32], [u8; 64]);
 struct Deferred {
     ecdsa: Vec<EcdsaItem>,
     ecdsa_owner: Vec<u32>,
-    /// For a `CHECKMULTISIG` check, its key in the [`Memo`]: the key, signature and message
-    /// bytes.
-    ecdsa_memo: Vec<Option<Box<[u8]>>>,
+    /// Whether the check is a `CHECKMULTISIG` one.
+    ecdsa_multisig: Vec<bool>,
     schnorr: Vec<SchnorrItem>,
     schnorr_owner: Vec<u32>,
-}
-
-/// A SEC1 public key's bytes (33 or 65; any other length never parses).
-#[derive(Clone, Copy)]
-struct KeyBytes {
-    len: u8,
-    bytes: [u8; 65],
-}
-
-impl KeyBytes {
-    fn new(b: &[u8]) -> KeyBytes {
-        let mut bytes = [0u8; 65];
-        let len = b.len().min(65);
-        bytes[..len].copy_from_slice(&b[..len]);
-        // A longer input keeps a length that never parses.
-        KeyBytes { len: if b.len() > 65 { 0 } else { len as u8 }, bytes }
-    }
-
-    fn as_slice(&self) -> &[u8] {
-        &self.bytes[..self.len as usize]
-    }
-}
-
-/// Exact answers of `CHECKMULTISIG` checks verified in an earlier round, by the bytes of the
-/// key, the DER signature and the message (the whole bytes: no hash stands in for them).
-type Memo = HashMap<Box<[u8]>, bool>;
-
-/// The memo key of an ECDSA check.
-fn memo_key(pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> Box<[u8]> {
-    let mut k = Vec::with_capacity(2 + pubkey.len() + sig.len() + 32);
-    k.push(pubkey.len() as u8);
-    k.extend_from_slice(pubkey);
-    k.push(sig.len() as u8);
-    k.extend_from_slice(sig);
-    k.extend_from_slice(msg32);
-    k.into_boxed_slice()
+    /// The `CHECKMULTISIG`s that succeeded, each with the position of its input.
+    claims: Vec<Claim>,
+    claim_owner: Vec<u32>,
 }
 
 /// A [`SigVerifier`] that answers `true` to the checks it may defer, records them, and does the
 /// others at once; one per worker of [`verify_scripts_with`].
 ///
 /// Deferred: BIP340 checks, and ECDSA checks when `ecdsa` is set. `CHECKMULTISIG` tries each
-/// signature against the keys in turn, so failures are routine there: its checks are answered
-/// from `memo` when an earlier round verified them, and deferred otherwise. Keys are recorded
-/// as bytes and parsed in bulk with the verification ([`PublicKey::parse_many_with`],
-/// [`XOnlyPublicKey::parse_many_with`]: the square roots eight at a time on an Ifma token); a key
-/// that does not parse makes its check invalid. Done at once: ECDSA signatures that do not
-/// parse (answered `false`, as exact verification would), the BIP341 tweak check.
+/// signature against the keys in turn, so failures are routine there: its checks are recorded
+/// with their memo keys, and each multisig that succeeded with the answers given is recorded
+/// as a claim ([`MultisigClaim`]), settled after the verification without running its script
+/// again (see [`settle`]). Keys are recorded as bytes and parsed in bulk with the verification
+/// ([`PublicKey::parse_many_with`], [`XOnlyPublicKey::parse_many_with`]: the square roots eight
+/// at a time on an Ifma token); a key that does not parse makes its check invalid. Done at
+/// once: ECDSA signatures that do not parse (answered `false`, as exact verification would),
+/// the BIP341 tweak check.
 ///
 /// Why this is sound: the interpreter is a deterministic function of the input and of the
 /// answers its verifier gives. If every recorded check turns out valid, each deferred answer
-/// was the exact one (and the memo holds exact answers), so the run was the exact run and its
-/// result is exact. An input with any invalid recorded check, or whose script failed, is run
-/// again: with the memo (a second round) or exactly. No property of the scripts themselves is
-/// assumed.
-struct DeferringVerifier<'m> {
+/// was the exact one, so the run was the exact run and its result is exact. A `CHECKMULTISIG`
+/// acts on the script only through its success (and, on failure, the `NULLFAIL` rule and the
+/// keys' encoding rules along its loop), so an input whose only invalid checks are
+/// `CHECKMULTISIG` ones ran exactly when every multisig of it that succeeded still succeeds
+/// with the exact answers (its claim holds): a multisig that failed with answers at least as
+/// favourable fails with the exact ones too, after no more keys. Any other input with an
+/// invalid check, or whose script failed, is run again exactly. No property of the scripts
+/// themselves is assumed.
+struct DeferringVerifier {
     backend: Backend,
     ecdsa: bool,
-    memo: &'m Memo,
     /// Only the owning worker touches it; the lock is never contended.
     items: std::sync::Mutex<Deferred>,
 }
 
-impl DeferringVerifier<'_> {
-    fn mark(&self) -> (usize, usize) {
+/// How many checks and claims a [`DeferringVerifier`] had recorded (see `mark`).
+type Mark = (usize, usize, usize);
+
+impl DeferringVerifier {
+    fn mark(&self) -> Mark {
         let d = self.items.lock().expect("no panics while held");
-        (d.ecdsa.len(), d.schnorr.len())
+        (d.ecdsa.len(), d.schnorr.len(), d.claims.len())
     }
 
-    /// The checks recorded since `mark` belong to the input at position `owner`.
-    fn own(&self, mark: (usize, usize), owner: u32) {
+    /// The checks and claims recorded since `mark` belong to the input at position `owner`.
+    fn own(&self, mark: Mark, owner: u32) {
         let d = &mut *self.items.lock().expect("no panics while held");
-        debug_assert!(d.ecdsa_owner.len() == mark.0 && d.schnorr_owner.len() == mark.1);
+        debug_assert!(
+            d.ecdsa_owner.len() == mark.0 && d.schnorr_owner.len() == mark.1 && d.claim_owner.len() == mark.2
+        );
         d.ecdsa_owner.resize(d.ecdsa.len(), owner);
         d.schnorr_owner.resize(d.schnorr.len(), owner);
+        d.claim_owner.resize(d.claims.len(), owner);
     }
 
-    /// Forgets the checks recorded since `mark` (their input is run again anyway).
-    fn drop_since(&self, mark: (usize, usize)) {
+    /// Forgets the checks and claims recorded since `mark` (their input is run again anyway).
+    fn drop_since(&self, mark: Mark) {
         let d = &mut *self.items.lock().expect("no panics while held");
         d.ecdsa.truncate(mark.0);
-        d.ecdsa_memo.truncate(mark.0);
+        d.ecdsa_multisig.truncate(mark.0);
         d.schnorr.truncate(mark.1);
+        d.claims.truncate(mark.2);
     }
 
-    fn defer_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32], memo: Option<Box<[u8]>>) -> bool {
+    fn defer_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32], multisig: bool) -> bool {
         // The signature is parsed as `BackendVerifier::verify_ecdsa` does; the key is parsed
         // with the others when the checks are verified (a key that does not parse makes the
-        // check invalid, and its input runs again).
+        // check invalid).
         let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
         s.normalize_s();
         let d = &mut *self.items.lock().expect("no panics while held");
         d.ecdsa.push((KeyBytes::new(pubkey), *msg32, s));
-        d.ecdsa_memo.push(memo);
+        d.ecdsa_multisig.push(multisig);
         true
     }
 }
 
-impl SigVerifier for DeferringVerifier<'_> {
+impl SigVerifier for DeferringVerifier {
     fn verify_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
         if !self.ecdsa {
             return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
         }
-        self.defer_ecdsa(pubkey, sig, msg32, None)
+        self.defer_ecdsa(pubkey, sig, msg32, false)
     }
 
     fn verify_ecdsa_multisig(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32]) -> bool {
         if !self.ecdsa {
             return BackendVerifier(self.backend).verify_ecdsa(pubkey, sig, msg32);
         }
-        let key = memo_key(pubkey, sig, msg32);
-        if let Some(&known) = self.memo.get(&key) {
-            return known;
-        }
-        self.defer_ecdsa(pubkey, sig, msg32, Some(key))
+        self.defer_ecdsa(pubkey, sig, msg32, true)
     }
 
     fn verify_schnorr(&self, xonly: &[u8; 32], sig64: &[u8; 64], msg32: &[u8; 32]) -> bool {
@@ -214,6 +184,14 @@ impl SigVerifier for DeferringVerifier<'_> {
 
     fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool {
         BackendVerifier(self.backend).tweak_add_check(check)
+    }
+
+    fn wants_multisig_claims(&self) -> bool {
+        self.ecdsa
+    }
+
+    fn multisig_claim(&self, claim: &MultisigClaim<'_>) {
+        self.items.lock().expect("no panics while held").claims.push(Claim::record(claim));
     }
 }
 
@@ -228,30 +206,26 @@ const MANY_CHUNK: usize = 128;
 /// with its share waiting about half a piece at every job.
 const RECORD_PIECE: (usize, usize) = (4, 32);
 
-/// Rounds with deferred checks before the inputs still in doubt are verified exactly. The
-/// second round answers `CHECKMULTISIG` checks from the first round's memo, which settles a
-/// multisig whose signatures are not paired with the first keys tried; bounding the rounds
-/// bounds how often one input's script can run (three times at most).
-const DEFERRED_ROUNDS: usize = 2;
-
 /// [`verify_scripts`](super::verify_scripts) with [`BackendVerifier`]`(backend)` and the
 /// signature checks done as `mode` says. The result, the failure reported included, is always
 /// that of `verify_scripts` (up to the batch's failure probability of about 2^−128 per batch for
 /// accepting an invalid BIP340 signature in the batched modes).
 ///
-/// Apart from [`SigMode::Inline`], this runs in rounds, each step on `threads` workers:
-/// 1. every input's script runs with the deferrable checks answered `true` and recorded (see
-///    the soundness note on `DeferringVerifier`: a run whose recorded checks are all valid is
-///    the exact run);
+/// Apart from [`SigMode::Inline`], this runs in steps, each on `threads` workers:
+/// 1. every input's script runs with the deferrable checks answered `true` and recorded, and
+///    each `CHECKMULTISIG` that succeeded recorded as a claim (see the soundness note on
+///    `DeferringVerifier`: a run whose recorded checks are all valid is the exact run);
 /// 2. the recorded checks are verified: ECDSA with [`ecdsa::verify_many`], BIP340 with
 ///    [`schnorr::verify_many`] or in batches of at most [`MAX_SCHNORR_BATCH`] (a batch that
 ///    fails is verified item by item to find its inputs); the answers of `CHECKMULTISIG`
 ///    checks go into a memo;
-/// 3. an input whose script failed, or that recorded an invalid check, stays in doubt. Those
-///    that recorded an invalid `CHECKMULTISIG` check run again from step 1 with the memo (one
-///    more round); the rest, and any still in doubt after that, are verified exactly in block
-///    order, and the first that fails is the failure reported. Every input not in doubt is
-///    valid, so this is the lowest failing input, as `verify_scripts` reports.
+/// 3. an input whose only invalid checks are `CHECKMULTISIG` ones has its claims settled: the
+///    loop of each is walked again with the memo's answers, the pairs it meets that were
+///    never checked verified as in step 2 (a multisig signed by keys 1 and 3 of three);
+/// 4. an input whose script failed, that recorded another invalid check, or with a claim that
+///    does not hold, is in doubt: those are verified exactly in block order, and the first
+///    that fails is the failure reported. Every input not in doubt is valid, so this is the
+///    lowest failing input, as `verify_scripts` reports.
 ///
 /// ```
 /// use fullverify::encode::Transaction;
@@ -308,31 +282,26 @@ pub(super) fn verify_scripts_beside(
         }
         let c = Checks { threads: threads.max(1), ..checks };
         let threads = c.threads;
-        let mut memo = Memo::new();
-        let mut pending: Vec<u32> = (0..flat.len() as u32).collect();
-        let mut doubt: Vec<u32> = Vec::new();
-        for round in 0..DEFERRED_ROUNDS {
-            if pending.is_empty() {
-                break;
+        let (mut all, mut doubt) = deferred_round(&ctxs, &flat, &c, side);
+        let claims: Vec<(u32, Claim)> = all.claim_owner.drain(..).zip(all.claims.drain(..)).collect();
+        let (bad, mut memo) = verify_recorded(all, &c);
+        let mut suspects: Vec<u32> = Vec::new();
+        for (owner, multisig) in bad {
+            if multisig {
+                suspects.push(owner);
+            } else {
+                doubt.push(owner);
             }
-            let side = if round == 0 { side } else { &Side::none() };
-            let (all, failed) = deferred_round(&ctxs, &flat, &pending, &c, &memo, side);
-            let bad = verify_recorded(all, &mut memo, &c);
-            doubt.extend(failed);
-            pending.clear();
-            for (owner, multisig) in bad {
-                if multisig && round + 1 < DEFERRED_ROUNDS {
-                    pending.push(owner);
-                } else {
-                    doubt.push(owner);
-                }
-            }
-            pending.sort_unstable();
-            pending.dedup();
-            // An input is re-run in the next round or verified exactly, not both.
-            doubt.retain(|p| pending.binary_search(p).is_err());
         }
-        doubt.extend(pending);
+        doubt.sort_unstable();
+        doubt.dedup();
+        // An input already in doubt is run exactly whatever its claims say.
+        suspects.sort_unstable();
+        suspects.dedup();
+        suspects.retain(|p| doubt.binary_search(p).is_err());
+        if !suspects.is_empty() {
+            doubt.extend(settle(&claims, &suspects, &mut memo, |items| verify_ecdsa_items(items, &c)));
+        }
         if doubt.is_empty() {
             return Ok(());
         }
@@ -345,24 +314,23 @@ pub(super) fn verify_scripts_beside(
     r
 }
 
-/// Step 1 of [`verify_scripts_with`] over the inputs at `positions` of `flat`: the checks
-/// recorded, and the positions whose script failed.
+/// Step 1 of [`verify_scripts_with`] over the inputs `flat`: the checks and claims recorded,
+/// and the positions whose script failed.
 fn deferred_round(
     ctxs: &[Option<TxContext<'_>>],
     flat: &[(u32, u32)],
-    positions: &[u32],
     c: &Checks,
-    memo: &Memo,
     side: &Side<'_>,
 ) -> (Deferred, Vec<u32>) {
     let &Checks { flags, threads, backend, mode } = c;
-    let workers = workers_for(threads, positions.len());
-    let claims = Claims::new(positions.len(), workers, RECORD_PIECE.0, RECORD_PIECE.1);
+    let workers = workers_for(threads, flat.len());
+    let claims = Claims::new(flat.len(), workers, RECORD_PIECE.0, RECORD_PIECE.1);
     let work = || {
-        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), memo, items: Default::default() };
+        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), items: Default::default() };
         let mut failed: Vec<u32> = Vec::new();
         while let Some(piece) = claims.claim() {
-            for &pos in &positions[piece] {
+            for pos in piece {
+                let pos = pos as u32;
                 let (t, i) = flat[pos as usize];
                 let ctx = ctxs[t as usize].as_ref().expect("non-coinbase");
                 let mark = v.mark();
@@ -384,31 +352,42 @@ fn deferred_round(
     for (d, f) in parts {
         all.ecdsa.extend(d.ecdsa);
         all.ecdsa_owner.extend(d.ecdsa_owner);
-        all.ecdsa_memo.extend(d.ecdsa_memo);
+        all.ecdsa_multisig.extend(d.ecdsa_multisig);
         all.schnorr.extend(d.schnorr);
         all.schnorr_owner.extend(d.schnorr_owner);
+        all.claims.extend(d.claims);
+        all.claim_owner.extend(d.claim_owner);
         failed.extend(f);
     }
     (all, failed)
 }
 
-/// Step 2 of [`verify_scripts_with`]: verifies the recorded checks, adds the answers of
-/// `CHECKMULTISIG` checks to `memo`, and returns the owners of invalid checks, each with
-/// whether the invalid check was a `CHECKMULTISIG` one (only then can the memo change the next
-/// run of that input).
-fn verify_recorded(mut all: Deferred, memo: &mut Memo, c: &Checks) -> Vec<(u32, bool)> {
+/// The answers of ECDSA checks, verified with [`ecdsa::verify_many`] (keys parsed in bulk; a
+/// key that does not parse fails its check).
+fn ecdsa_check(backend: Backend, items: &[EcdsaItem]) -> Vec<bool> {
+    let keys: Vec<&[u8]> = items.iter().map(|(k, _, _)| k.as_slice()).collect();
+    let pks = PublicKey::parse_many_with(backend, &keys);
+    let (idx, refs): (Vec<usize>, Vec<ecdsa::VerifyItem<'_>>) = items
+        .iter()
+        .zip(&pks)
+        .enumerate()
+        .filter_map(|(k, ((_, m, s), pk))| Some((k, (pk.as_ref().ok()?, m, s))))
+        .unzip();
+    scatter(items.len(), &idx, ecdsa::verify_many(backend, &refs))
+}
+
+/// The answers of ECDSA checks, verified on the workers as step 2 of [`verify_scripts_with`]
+/// does.
+fn verify_ecdsa_items(items: &[EcdsaItem], c: &Checks) -> Vec<bool> {
+    let plan = chunk_plan(items.len(), 0, None, c.threads);
+    verify_planned(&plan, c.threads, |r| ecdsa_check(c.backend, &items[r]), |_| Vec::new()).0
+}
+
+/// Step 2 of [`verify_scripts_with`]: verifies the recorded checks and returns the owners of
+/// invalid checks, each with whether the invalid check was a `CHECKMULTISIG` one, and, when one
+/// was, the answers of every `CHECKMULTISIG` check (empty otherwise).
+fn verify_recorded(all: Deferred, c: &Checks) -> (Vec<(u32, bool)>, Memo) {
     let &Checks { threads, backend, mode, .. } = c;
-    let ecdsa_check = |items: &[EcdsaItem]| {
-        let keys: Vec<&[u8]> = items.iter().map(|(k, _, _)| k.as_slice()).collect();
-        let pks = PublicKey::parse_many_with(backend, &keys);
-        let (idx, refs): (Vec<usize>, Vec<ecdsa::VerifyItem<'_>>) = items
-            .iter()
-            .zip(&pks)
-            .enumerate()
-            .filter_map(|(k, ((_, m, s), pk))| Some((k, (pk.as_ref().ok()?, m, s))))
-            .unzip();
-        scatter(items.len(), &idx, ecdsa::verify_many(backend, &refs))
-    };
     let schnorr_check = |items: &[SchnorrItem]| {
         let keys: Vec<[u8; 32]> = items.iter().map(|(k, _, _)| *k).collect();
         let pks = XOnlyPublicKey::parse_many_with(backend, &keys);
@@ -428,16 +407,24 @@ fn verify_recorded(mut all: Deferred, memo: &mut Memo, c: &Checks) -> Vec<(u32, 
         .batches_schnorr()
         .then(|| all.schnorr.len().div_ceil(threads.max(1)).clamp(1, MAX_SCHNORR_BATCH));
     let plan = chunk_plan(all.ecdsa.len(), all.schnorr.len(), schnorr_batch, threads);
-    let (ecdsa_ok, schnorr_ok) =
-        verify_planned(&plan, threads, |r| ecdsa_check(&all.ecdsa[r]), |r| schnorr_check(&all.schnorr[r]));
+    let (ecdsa_ok, schnorr_ok) = verify_planned(
+        &plan,
+        threads,
+        |r| ecdsa_check(backend, &all.ecdsa[r]),
+        |r| schnorr_check(&all.schnorr[r]),
+    );
     let mut bad: Vec<(u32, bool)> = Vec::new();
-    for (k, valid) in ecdsa_ok.into_iter().enumerate() {
-        let key = all.ecdsa_memo[k].take();
+    for (k, &valid) in ecdsa_ok.iter().enumerate() {
         if !valid {
-            bad.push((all.ecdsa_owner[k], key.is_some()));
+            bad.push((all.ecdsa_owner[k], all.ecdsa_multisig[k]));
         }
-        if let Some(key) = key {
-            memo.insert(key, valid);
+    }
+    let mut memo = Memo::new();
+    if bad.iter().any(|&(_, multisig)| multisig) {
+        for (k, &valid) in ecdsa_ok.iter().enumerate() {
+            if all.ecdsa_multisig[k] {
+                memo.insert(memo_key(&all.ecdsa[k]), valid);
+            }
         }
     }
     bad.extend(
@@ -447,7 +434,7 @@ fn verify_recorded(mut all: Deferred, memo: &mut Memo, c: &Checks) -> Vec<(u32, 
             .filter(|(_, valid)| !valid)
             .map(|(k, _)| (all.schnorr_owner[k], false)),
     );
-    bad
+    (bad, memo)
 }
 
 /// A step of [`verify_planned`]: items `range` of the ECDSA list (`schnorr` false) or of the

@@ -53,6 +53,7 @@
 #![allow(clippy::result_large_err)]
 
 mod block;
+mod claims;
 mod connect;
 mod deferred;
 mod error;

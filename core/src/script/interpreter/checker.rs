@@ -30,6 +30,50 @@ pub trait SigVerifier: Sync {
     /// `xonly_pubkey_tweak_add_check`); false if the internal key is not a valid x-only key or
     /// the tweak overflows.
     fn tweak_add_check(&self, check: &TweakCheck<'_>) -> bool;
+    /// Whether the interpreter reports each `CHECKMULTISIG(VERIFY)` that succeeded with this
+    /// verifier's answers to [`SigVerifier::multisig_claim`]. False by default (an exact
+    /// verifier has nothing to learn from it).
+    fn wants_multisig_claims(&self) -> bool {
+        false
+    }
+    /// A `CHECKMULTISIG(VERIFY)` succeeded with the answers this verifier gave; `claim` holds
+    /// what its loop would need to be walked again with other answers. A verifier that answered
+    /// some checks without verifying them (deferring them) can decide later whether the exact
+    /// answers give the same success without running the script again. Called only when
+    /// [`SigVerifier::wants_multisig_claims`] is true.
+    fn multisig_claim(&self, claim: &MultisigClaim<'_>) {
+        let _ = claim;
+    }
+}
+
+/// One key of a [`MultisigClaim`], as the `CHECKMULTISIG` loop would meet it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MultisigKey<'a> {
+    /// Trying it fails the script: its encoding breaks a rule the flags enforce
+    /// (`STRICTENC`, `WITNESS_PUBKEYTYPE`).
+    Refused,
+    /// Trying it answers false without a signature check: its size does not fit its first
+    /// byte.
+    Unusable,
+    /// Trying it is the signature check against these bytes.
+    Key(&'a [u8]),
+}
+
+/// What a `CHECKMULTISIG(VERIFY)` that succeeded leaves for its verifier to walk its loop
+/// again ([`SigVerifier::multisig_claim`]). The loop tries the signatures in order, each
+/// against the next keys in order until one matches, and fails as soon as fewer keys are left
+/// than signatures; a check of signature `i` against `keys[j]` is the ECDSA check of
+/// `sigs[i]` against the key, each step preceded by the key's encoding rule. The success the
+/// script went on with is the exact one exactly when that walk, with exact answers, also
+/// matches every signature.
+#[derive(Clone, Copy, Debug)]
+pub struct MultisigClaim<'a> {
+    /// The signatures in the order they are tried: the DER bytes without the hash-type byte,
+    /// and the message each signs. Every one was matched, so each is non-empty and has a
+    /// message.
+    pub sigs: &'a [(&'a [u8], [u8; 32])],
+    /// The keys in the order they are tried.
+    pub keys: &'a [MultisigKey<'a>],
 }
 
 /// A BIP341 commitment to check: `output == internal + tweak·G`, with `output`'s y parity
@@ -62,32 +106,57 @@ pub(super) struct Checker<'a, V: SigVerifier + ?Sized> {
 }
 
 impl<V: SigVerifier + ?Sized> Checker<'_, V> {
+    /// The message a non-empty ECDSA signature `sig` (its last byte the hash type) signs with
+    /// `script_code`, or `None` where the signature hash is undefined (a check that fails).
+    pub(super) fn ecdsa_message(
+        &self,
+        sig: &[u8],
+        script_code: &[u8],
+        sigversion: SigVersion,
+    ) -> Option<[u8; 32]> {
+        let hash_type = sig[sig.len() - 1] as u32;
+        match sigversion {
+            SigVersion::WitnessV0 => {
+                self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type).ok()
+            }
+            _ => Some(self.ctx.legacy_sighash(self.n_in, script_code, hash_type)),
+        }
+    }
+
+    /// `CHECKSIG`'s ECDSA check.
     pub(super) fn check_ecdsa(
         &self,
         sig: &[u8],
         pubkey: &[u8],
         script_code: &[u8],
         sigversion: SigVersion,
-        multisig: bool,
     ) -> bool {
         if !pubkey_size_valid(pubkey) || sig.is_empty() {
             return false;
         }
-        let hash_type = sig[sig.len() - 1] as u32;
-        let der = &sig[..sig.len() - 1];
-        let msg = match sigversion {
-            SigVersion::WitnessV0 => {
-                match self.ctx.bip143_sighash(self.n_in, script_code, self.amount, hash_type) {
-                    Ok(h) => h,
-                    Err(_) => return false,
-                }
-            }
-            _ => self.ctx.legacy_sighash(self.n_in, script_code, hash_type),
-        };
-        if multisig {
-            self.verifier.verify_ecdsa_multisig(pubkey, der, &msg)
-        } else {
-            self.verifier.verify_ecdsa(pubkey, der, &msg)
+        match self.ecdsa_message(sig, script_code, sigversion) {
+            Some(msg) => self.verifier.verify_ecdsa(pubkey, &sig[..sig.len() - 1], &msg),
+            None => false,
+        }
+    }
+
+    /// A check of `CHECKMULTISIG`'s loop. `msg` is the signature's message slot: computed on
+    /// its first check and kept, since a signature tried against several keys signs the same
+    /// message each time.
+    pub(super) fn check_ecdsa_multisig(
+        &self,
+        sig: &[u8],
+        pubkey: &[u8],
+        script_code: &[u8],
+        sigversion: SigVersion,
+        msg: &mut Option<Option<[u8; 32]>>,
+    ) -> bool {
+        if !pubkey_size_valid(pubkey) || sig.is_empty() {
+            return false;
+        }
+        match *msg.get_or_insert_with(|| self.ecdsa_message(sig, script_code, sigversion)) {
+            Some(m) => self.verifier.verify_ecdsa_multisig(pubkey, &sig[..sig.len() - 1], &m),
+            None => false,
         }
     }
 

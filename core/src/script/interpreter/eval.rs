@@ -6,8 +6,10 @@
 //! limits and bounds signature checks by a validation-weight budget:
 //! `50 + serialized witness size`, minus 50 per non-empty signature checked.
 
-use super::checker::{Checker, SigVerifier, SEQUENCE_LOCKTIME_DISABLE_FLAG};
-use super::encoding::{check_minimal_push, check_pubkey_encoding, check_signature_encoding};
+use super::checker::{Checker, MultisigClaim, MultisigKey, SigVerifier, SEQUENCE_LOCKTIME_DISABLE_FLAG};
+use super::encoding::{
+    check_minimal_push, check_pubkey_encoding, check_signature_encoding, pubkey_size_valid,
+};
 use super::error::{Res, ScriptError};
 use super::exec::{ExecData, SigVersion};
 use super::num::{cast_to_bool, getint, scriptnum_decode, scriptnum_encode};
@@ -104,7 +106,7 @@ fn eval_checksig<V: SigVerifier + ?Sized>(
             }
             check_signature_encoding(sig, flags)?;
             check_pubkey_encoding(pubkey, flags, sigversion)?;
-            let ok = checker.check_ecdsa(sig, pubkey, &script_code, sigversion, false);
+            let ok = checker.check_ecdsa(sig, pubkey, &script_code, sigversion);
             if !ok && flags.contains(ScriptFlags::NULLFAIL) && !sig.is_empty() {
                 return Err(ScriptError::NullFail);
             }
@@ -211,6 +213,10 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
             }
         }
     }
+    let (first_sig, first_key) = (isig, ikey);
+    let (all_sigs, all_keys) = (n_sigs as usize, n_keys as usize);
+    // Each signature's message, computed on its first check.
+    let mut msgs = [None; MAX_PUBKEYS_PER_MULTISIG as usize];
     let mut success = true;
     while success && n_sigs > 0 {
         let sig = &stack[stack.len() - isig];
@@ -218,7 +224,7 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
         // Encoding checks in evaluation order (observable under STRICTENC).
         check_signature_encoding(sig, flags)?;
         check_pubkey_encoding(key, flags, sigversion)?;
-        if checker.check_ecdsa(sig, key, &script_code, sigversion, true) {
+        if checker.check_ecdsa_multisig(sig, key, &script_code, sigversion, &mut msgs[isig - first_sig]) {
             isig += 1;
             n_sigs -= 1;
         }
@@ -228,6 +234,28 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
         if n_sigs > n_keys {
             success = false;
         }
+    }
+    if success && all_sigs > 0 && checker.verifier.wants_multisig_claims() {
+        // Every signature was matched, so each is non-empty and has its message.
+        let sigs: Vec<(&[u8], [u8; 32])> = (0..all_sigs)
+            .map(|k| {
+                let sig = &stack[stack.len() - first_sig - k];
+                (&sig[..sig.len() - 1], msgs[k].flatten().expect("a matched signature has a message"))
+            })
+            .collect();
+        let keys: Vec<MultisigKey<'_>> = (0..all_keys)
+            .map(|k| {
+                let key = &stack[stack.len() - first_key - k];
+                if check_pubkey_encoding(key, flags, sigversion).is_err() {
+                    MultisigKey::Refused
+                } else if pubkey_size_valid(key) {
+                    MultisigKey::Key(key)
+                } else {
+                    MultisigKey::Unusable
+                }
+            })
+            .collect();
+        checker.verifier.multisig_claim(&MultisigClaim { sigs: &sigs, keys: &keys });
     }
     // Clean up the arguments; on failure every signature must be empty (NULLFAIL).
     while i > 1 {

@@ -24,7 +24,7 @@ pub mod scriptcode;
 pub mod taproot;
 pub mod verify;
 
-pub use checker::{SigVerifier, TweakCheck};
+pub use checker::{MultisigClaim, MultisigKey, SigVerifier, TweakCheck};
 pub use encoding::{is_low_der_signature, is_valid_signature_encoding};
 pub use error::ScriptError;
 pub use eval::{
