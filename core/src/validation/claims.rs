@@ -199,6 +199,20 @@ fn walk(sigs: &[(&[u8], [u8; 32])], keys: &[MultisigKey<'_>], memo: &Memo, asked
     }
 }
 
+/// The checks that one walk of each claim of `suspects` (positions, sorted) asks for, each
+/// once: what the first round of [`settle`] would verify, for a caller that verifies them
+/// beside other work and passes the answers to `settle` in its memo.
+pub(super) fn first_asks(claims: &[(u32, Claim)], suspects: &[u32], memo: &Memo) -> Vec<EcdsaItem> {
+    let mut asked = Asked::default();
+    for (owner, claim) in claims {
+        if suspects.binary_search(owner).is_ok() {
+            let (sigs, keys) = claim.view();
+            walk(&sigs, &keys, memo, &mut asked);
+        }
+    }
+    asked.items
+}
+
 /// The inputs among `suspects` (positions, sorted) with a claim that does not hold, after
 /// walking their claims (`claims`: each with its input's position) against `memo`, which holds
 /// the verified answers of every `CHECKMULTISIG` check recorded; the pairs the walks meet

@@ -2,7 +2,7 @@
 //! Deferred signature checks: the scripts run with their ECDSA and BIP340 checks recorded, which
 //! are then verified many at a time or in batches; no Core counterpart (Core checks inline).
 
-use super::claims::{memo_key, settle, Claim, EcdsaItem, KeyBytes, Memo};
+use super::claims::{first_asks, memo_key, settle, Claim, EcdsaItem, KeyBytes, Memo};
 use super::scripts::{flat_inputs, run_flat, workers_for, ScriptFailure};
 use crate::backend::{Backend, BackendKind};
 use crate::crew::{on_workers, on_workers_beside, share, Claims, Side};
@@ -12,6 +12,7 @@ use crate::script::{BackendVerifier, ScriptFlags};
 use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use crate::sighash::TxContext;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 crate::named_enum! {
     /// How the signature checks of a block's scripts are done ([`verify_scripts_with`]). Every
@@ -80,8 +81,10 @@ type SchnorrItem = ([u8; 32], [u8; 32], [u8; 64]);
 struct Deferred {
     ecdsa: Vec<EcdsaItem>,
     ecdsa_owner: Vec<u32>,
-    /// Whether the check is a `CHECKMULTISIG` one.
-    ecdsa_multisig: Vec<bool>,
+    /// The ECDSA checks of `CHECKMULTISIG`s, kept apart: they are verified first (see
+    /// [`verify_recorded`]).
+    multi: Vec<EcdsaItem>,
+    multi_owner: Vec<u32>,
     schnorr: Vec<SchnorrItem>,
     schnorr_owner: Vec<u32>,
     /// The `CHECKMULTISIG`s that succeeded, each with the position of its input.
@@ -119,22 +122,24 @@ struct DeferringVerifier {
     items: std::sync::Mutex<Deferred>,
 }
 
-/// How many checks and claims a [`DeferringVerifier`] had recorded (see `mark`).
-type Mark = (usize, usize, usize);
+/// How many checks (ECDSA, multisig, BIP340) and claims a [`DeferringVerifier`] had recorded
+/// (see `mark`).
+type Mark = [usize; 4];
 
 impl DeferringVerifier {
     fn mark(&self) -> Mark {
         let d = self.items.lock().expect("no panics while held");
-        (d.ecdsa.len(), d.schnorr.len(), d.claims.len())
+        [d.ecdsa.len(), d.multi.len(), d.schnorr.len(), d.claims.len()]
     }
 
     /// The checks and claims recorded since `mark` belong to the input at position `owner`.
     fn own(&self, mark: Mark, owner: u32) {
         let d = &mut *self.items.lock().expect("no panics while held");
         debug_assert!(
-            d.ecdsa_owner.len() == mark.0 && d.schnorr_owner.len() == mark.1 && d.claim_owner.len() == mark.2
+            [d.ecdsa_owner.len(), d.multi_owner.len(), d.schnorr_owner.len(), d.claim_owner.len()] == mark
         );
         d.ecdsa_owner.resize(d.ecdsa.len(), owner);
+        d.multi_owner.resize(d.multi.len(), owner);
         d.schnorr_owner.resize(d.schnorr.len(), owner);
         d.claim_owner.resize(d.claims.len(), owner);
     }
@@ -142,10 +147,10 @@ impl DeferringVerifier {
     /// Forgets the checks and claims recorded since `mark` (their input is run again anyway).
     fn drop_since(&self, mark: Mark) {
         let d = &mut *self.items.lock().expect("no panics while held");
-        d.ecdsa.truncate(mark.0);
-        d.ecdsa_multisig.truncate(mark.0);
-        d.schnorr.truncate(mark.1);
-        d.claims.truncate(mark.2);
+        d.ecdsa.truncate(mark[0]);
+        d.multi.truncate(mark[1]);
+        d.schnorr.truncate(mark[2]);
+        d.claims.truncate(mark[3]);
     }
 
     fn defer_ecdsa(&self, pubkey: &[u8], sig: &[u8], msg32: &[u8; 32], multisig: bool) -> bool {
@@ -155,8 +160,8 @@ impl DeferringVerifier {
         let Ok(mut s) = ecdsa::Signature::from_der_lax(sig) else { return false };
         s.normalize_s();
         let d = &mut *self.items.lock().expect("no panics while held");
-        d.ecdsa.push((KeyBytes::new(pubkey), *msg32, s));
-        d.ecdsa_multisig.push(multisig);
+        let list = if multisig { &mut d.multi } else { &mut d.ecdsa };
+        list.push((KeyBytes::new(pubkey), *msg32, s));
         true
     }
 }
@@ -284,7 +289,8 @@ pub(super) fn verify_scripts_beside(
         let threads = c.threads;
         let (mut all, mut doubt) = deferred_round(&ctxs, &flat, &c, side);
         let claims: Vec<(u32, Claim)> = all.claim_owner.drain(..).zip(all.claims.drain(..)).collect();
-        let (bad, mut memo) = verify_recorded(all, &c);
+        doubt.sort_unstable();
+        let (bad, mut memo) = verify_recorded(&all, &claims, &doubt, &c);
         let mut suspects: Vec<u32> = Vec::new();
         for (owner, multisig) in bad {
             if multisig {
@@ -347,12 +353,13 @@ fn deferred_round(
     let mut parts = on_workers_beside(workers, work, side);
     // The others are appended to the largest part (the order of the checks does not matter:
     // each names its owner).
-    let largest = (0..parts.len()).max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.schnorr.len());
+    let largest = (0..parts.len()).max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.multi.len());
     let (mut all, mut failed) = largest.map(|k| parts.swap_remove(k)).unwrap_or_default();
     for (d, f) in parts {
         all.ecdsa.extend(d.ecdsa);
         all.ecdsa_owner.extend(d.ecdsa_owner);
-        all.ecdsa_multisig.extend(d.ecdsa_multisig);
+        all.multi.extend(d.multi);
+        all.multi_owner.extend(d.multi_owner);
         all.schnorr.extend(d.schnorr);
         all.schnorr_owner.extend(d.schnorr_owner);
         all.claims.extend(d.claims);
@@ -376,17 +383,19 @@ fn ecdsa_check(backend: Backend, items: &[EcdsaItem]) -> Vec<bool> {
     scatter(items.len(), &idx, ecdsa::verify_many(backend, &refs))
 }
 
-/// The answers of ECDSA checks, verified on the workers as step 2 of [`verify_scripts_with`]
-/// does.
-fn verify_ecdsa_items(items: &[EcdsaItem], c: &Checks) -> Vec<bool> {
-    let plan = chunk_plan(items.len(), 0, None, c.threads);
-    verify_planned(&plan, c.threads, |r| ecdsa_check(c.backend, &items[r]), |_| Vec::new()).0
-}
-
-/// Step 2 of [`verify_scripts_with`]: verifies the recorded checks and returns the owners of
-/// invalid checks, each with whether the invalid check was a `CHECKMULTISIG` one, and, when one
-/// was, the answers of every `CHECKMULTISIG` check (empty otherwise).
-fn verify_recorded(all: Deferred, c: &Checks) -> (Vec<(u32, bool)>, Memo) {
+/// Step 2 of [`verify_scripts_with`], with the first walk of step 3 in the same job: verifies
+/// the recorded checks, the `CHECKMULTISIG` ones first; the worker that finishes their last
+/// step walks the claims of the inputs with an invalid one (but those in `doubt`, sorted) and
+/// publishes the checks the walks ask for, which the workers then verify before the rest. One
+/// job instead of two for a block with multisigs signed by other keys than the first. Returns
+/// the owners of invalid checks, each with whether the check was a `CHECKMULTISIG` one, and,
+/// when one was, the answers of every `CHECKMULTISIG` check and of every check asked for.
+fn verify_recorded(
+    all: &Deferred,
+    claims: &[(u32, Claim)],
+    doubt: &[u32],
+    c: &Checks,
+) -> (Vec<(u32, bool)>, Memo) {
     let &Checks { threads, backend, mode, .. } = c;
     let schnorr_check = |items: &[SchnorrItem]| {
         let keys: Vec<[u8; 32]> = items.iter().map(|(k, _, _)| *k).collect();
@@ -402,108 +411,165 @@ fn verify_recorded(all: Deferred, c: &Checks) -> (Vec<(u32, bool)>, Memo) {
         }
         scatter(items.len(), &idx, schnorr::verify_many(backend, &refs))
     };
-    // Batches are as large as an equal share allows; otherwise both lists are cut as one.
+    // Batches are as large as an equal share allows; otherwise the lists are cut as one.
     let schnorr_batch = mode
         .batches_schnorr()
         .then(|| all.schnorr.len().div_ceil(threads.max(1)).clamp(1, MAX_SCHNORR_BATCH));
-    let plan = chunk_plan(all.ecdsa.len(), all.schnorr.len(), schnorr_batch, threads);
-    let (ecdsa_ok, schnorr_ok) = verify_planned(
-        &plan,
-        threads,
-        |r| ecdsa_check(backend, &all.ecdsa[r]),
-        |r| schnorr_check(&all.schnorr[r]),
-    );
-    let mut bad: Vec<(u32, bool)> = Vec::new();
-    for (k, &valid) in ecdsa_ok.iter().enumerate() {
-        if !valid {
-            bad.push((all.ecdsa_owner[k], all.ecdsa_multisig[k]));
-        }
-    }
-    let mut memo = Memo::new();
-    if bad.iter().any(|&(_, multisig)| multisig) {
-        for (k, &valid) in ecdsa_ok.iter().enumerate() {
-            if all.ecdsa_multisig[k] {
-                memo.insert(memo_key(&all.ecdsa[k]), valid);
+    let plan = chunk_plan([all.multi.len(), all.ecdsa.len(), all.schnorr.len()], schnorr_batch, threads);
+    let multi_steps = plan.iter().take_while(|s| s.list == List::Multi).count();
+    let multi_left = AtomicUsize::new(multi_steps);
+    let multi_ok: Vec<OnceLock<Vec<bool>>> = (0..multi_steps).map(|_| OnceLock::new()).collect();
+    // What the walks asked for, in steps of eight, and the memo they walked with.
+    let asked: OnceLock<(Vec<EcdsaItem>, Memo)> = OnceLock::new();
+    let (cursor, asked_cursor) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let walk_claims = || {
+        let mut memo = Memo::new();
+        let mut suspects = Vec::new();
+        for (k, ok) in multi_ok.iter().enumerate() {
+            let ok = ok.get().expect("every multisig step is done");
+            for (item, (&valid, &owner)) in all.multi[plan[k].range.clone()]
+                .iter()
+                .zip(ok.iter().zip(&all.multi_owner[plan[k].range.clone()]))
+            {
+                memo.insert(memo_key(item), valid);
+                if !valid && doubt.binary_search(&owner).is_err() {
+                    suspects.push(owner);
+                }
             }
         }
+        suspects.sort_unstable();
+        suspects.dedup();
+        let items = if suspects.is_empty() { Vec::new() } else { first_asks(claims, &suspects, &memo) };
+        let _ = asked.set((items, memo));
+    };
+    let work = || {
+        // (asked for, the step's index, its answers)
+        let mut done: Vec<(bool, usize, Vec<bool>)> = Vec::new();
+        loop {
+            if let Some((items, _)) = asked.get() {
+                let k = asked_cursor.fetch_add(1, Ordering::Relaxed);
+                if k * 8 < items.len() {
+                    let r = k * 8..(k * 8 + 8).min(items.len());
+                    done.push((true, k, ecdsa_check(backend, &items[r])));
+                    continue;
+                }
+            }
+            let k = cursor.fetch_add(1, Ordering::Relaxed);
+            let Some(step) = plan.get(k) else { return done };
+            let r = step.range.clone();
+            match step.list {
+                List::Multi => {
+                    let _ = multi_ok[k].set(ecdsa_check(backend, &all.multi[r]));
+                    if multi_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                        walk_claims();
+                    }
+                }
+                List::Ecdsa => done.push((false, k, ecdsa_check(backend, &all.ecdsa[r]))),
+                List::Schnorr => done.push((false, k, schnorr_check(&all.schnorr[r]))),
+            }
+        }
+    };
+    let mut ecdsa_ok = vec![false; all.ecdsa.len()];
+    let mut schnorr_ok = vec![false; all.schnorr.len()];
+    let mut asked_ok: Vec<(usize, Vec<bool>)> = Vec::new();
+    if !plan.is_empty() {
+        for (was_asked, k, ok) in on_workers(threads.min(plan.len()), work).into_iter().flatten() {
+            if was_asked {
+                asked_ok.push((k, ok));
+                continue;
+            }
+            let out = if plan[k].list == List::Ecdsa { &mut ecdsa_ok } else { &mut schnorr_ok };
+            out[plan[k].range.clone()].copy_from_slice(&ok);
+        }
     }
-    bad.extend(
-        schnorr_ok
-            .into_iter()
-            .enumerate()
-            .filter(|(_, valid)| !valid)
-            .map(|(k, _)| (all.schnorr_owner[k], false)),
-    );
+    // The worker that did the last multisig step walked the claims before it went on.
+    let (items, mut memo) = asked.into_inner().unwrap_or_default();
+    for (k, ok) in asked_ok {
+        for (item, valid) in items[k * 8..].iter().zip(ok) {
+            memo.insert(memo_key(item), valid);
+        }
+    }
+    let owners_of = |ok: &[bool], owners: &[u32], multisig: bool| {
+        ok.iter().zip(owners).filter(|(v, _)| !**v).map(|(_, &o)| (o, multisig)).collect::<Vec<_>>()
+    };
+    let mut bad = owners_of(&ecdsa_ok, &all.ecdsa_owner, false);
+    for (k, ok) in multi_ok.into_iter().enumerate() {
+        let ok = ok.into_inner().expect("every multisig step is done");
+        bad.extend(owners_of(&ok, &all.multi_owner[plan[k].range.clone()], true));
+    }
+    bad.extend(owners_of(&schnorr_ok, &all.schnorr_owner, false));
     (bad, memo)
 }
 
-/// A step of [`verify_planned`]: items `range` of the ECDSA list (`schnorr` false) or of the
-/// BIP340 list.
+/// The lists of recorded checks, in the order their steps come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum List {
+    /// The ECDSA checks of `CHECKMULTISIG`s.
+    Multi,
+    /// The other ECDSA checks.
+    Ecdsa,
+    /// The BIP340 checks.
+    Schnorr,
+}
+
+/// A step of a verification job: items `range` of one list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Step {
-    schnorr: bool,
+    list: List,
     range: std::ops::Range<usize>,
 }
 
-/// The steps over `ecdsa` ECDSA checks, then `schnorr` BIP340 checks, for `threads` workers
-/// claiming them in order. With `schnorr_batch`, BIP340 steps have that size (the last may be
-/// smaller). Otherwise a step takes a share of what is left in both lists ([`share`]: `left /
-/// (2 × threads)`), in whole groups of eight and at most [`MANY_CHUNK`], so the last steps are
-/// small and the workers finish together; a step never spans the two lists.
-fn chunk_plan(ecdsa: usize, schnorr: usize, schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
+/// The steps over the lists of `lens` checks (multisig ECDSA, other ECDSA, BIP340, in that
+/// order), for `threads` workers claiming them in order. With `schnorr_batch`, BIP340 steps have
+/// that size (the last may be smaller). Otherwise a step takes a share of what is left in all
+/// the lists ([`share`]: `left / (2 × threads)`), in whole groups of eight and at most
+/// [`MANY_CHUNK`], so the last steps are small and the workers finish together; a step never
+/// spans two lists.
+fn chunk_plan(lens: [usize; 3], schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
+    const LISTS: [List; 3] = [List::Multi, List::Ecdsa, List::Schnorr];
     let threads = threads.max(1);
+    let shared = if schnorr_batch.is_some() { 2 } else { 3 };
     let mut plan = Vec::new();
-    let total = ecdsa + if schnorr_batch.is_some() { 0 } else { schnorr };
-    let mut at = 0;
-    while at < total {
-        let step = share(total - at, threads, 8, 8, MANY_CHUNK);
-        let (schnorr, base, len) = if at < ecdsa { (false, 0, ecdsa) } else { (true, ecdsa, schnorr) };
-        let start = at - base;
-        let end = (start + step).min(len);
-        plan.push(Step { schnorr, range: start..end });
-        at = base + end;
+    let mut left: usize = lens[..shared].iter().sum();
+    for (&list, &len) in LISTS[..shared].iter().zip(&lens) {
+        let mut start = 0;
+        while start < len {
+            let end = (start + share(left, threads, 8, 8, MANY_CHUNK)).min(len);
+            plan.push(Step { list, range: start..end });
+            left -= end - start;
+            start = end;
+        }
     }
     if let Some(batch) = schnorr_batch {
         let mut start = 0;
-        while start < schnorr {
-            let end = (start + batch).min(schnorr);
-            plan.push(Step { schnorr: true, range: start..end });
+        while start < lens[2] {
+            let end = (start + batch).min(lens[2]);
+            plan.push(Step { list: List::Schnorr, range: start..end });
             start = end;
         }
     }
     plan
 }
 
-/// Runs the steps of `plan` on `threads` workers claiming them in order, ECDSA steps with
-/// `ecdsa` and BIP340 steps with `schnorr`: the answers for each list, in order.
-fn verify_planned(
-    plan: &[Step],
-    threads: usize,
-    ecdsa: impl Fn(std::ops::Range<usize>) -> Vec<bool> + Sync,
-    schnorr: impl Fn(std::ops::Range<usize>) -> Vec<bool> + Sync,
-) -> (Vec<bool>, Vec<bool>) {
+/// The answers of ECDSA checks, verified on the workers as step 2 of [`verify_scripts_with`]
+/// does.
+fn verify_ecdsa_items(items: &[EcdsaItem], c: &Checks) -> Vec<bool> {
+    let plan = chunk_plan([0, items.len(), 0], None, c.threads);
     let cursor = AtomicUsize::new(0);
     let work = || {
         let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
-        loop {
-            let k = cursor.fetch_add(1, Ordering::Relaxed);
-            let Some(step) = plan.get(k) else { return done };
-            let ok = if step.schnorr { schnorr(step.range.clone()) } else { ecdsa(step.range.clone()) };
-            done.push((k, ok));
+        while let Some(step) = plan.get(cursor.fetch_add(1, Ordering::Relaxed)) {
+            done.push((step.range.start, ecdsa_check(c.backend, &items[step.range.clone()])));
         }
+        done
     };
-    let len =
-        |schnorr: bool| plan.iter().filter(|s| s.schnorr == schnorr).map(|s| s.range.end).max().unwrap_or(0);
-    let (mut ecdsa_ok, mut schnorr_ok) = (vec![false; len(false)], vec![false; len(true)]);
-    if plan.is_empty() {
-        return (ecdsa_ok, schnorr_ok);
+    let mut ok = vec![false; items.len()];
+    if !plan.is_empty() {
+        for (start, answers) in on_workers(c.threads.min(plan.len()), work).into_iter().flatten() {
+            ok[start..start + answers.len()].copy_from_slice(&answers);
+        }
     }
-    for (k, ok) in on_workers(threads.min(plan.len()), work).into_iter().flatten() {
-        let step = &plan[k];
-        let out = if step.schnorr { &mut schnorr_ok } else { &mut ecdsa_ok };
-        out[step.range.clone()].copy_from_slice(&ok);
-    }
-    (ecdsa_ok, schnorr_ok)
+    ok
 }
 
 /// `n` answers, `false` except at the positions `idx`, which take `ok` in order.
@@ -522,42 +588,49 @@ mod tests {
     use crate::script::interpreter::push_data_script;
     use crate::validation::verify_scripts;
 
-    /// Every check is in exactly one step, in order; a step never spans the two lists; steps
-    /// are whole groups of eight (but the last of a list) and at most `MANY_CHUNK`, shrinking
-    /// toward the end; batches have the batch size.
+    /// Every check is in exactly one step, in order; a step never spans two lists; the lists
+    /// come in order (multisig ECDSA, other ECDSA, BIP340); steps are whole groups of eight (but
+    /// the last of a list) and at most `MANY_CHUNK`, shrinking toward the end; batches have the
+    /// batch size.
     #[test]
     fn chunk_plan_covers_each_list_once() {
-        let sizes: [usize; 14] = [0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 500, 1000, 5678];
-        for &ecdsa in &sizes {
-            for &schnorr in &sizes {
-                for threads in [1, 2, 3, 8] {
-                    for batch in [None, Some(schnorr.div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH))] {
-                        let plan = chunk_plan(ecdsa, schnorr, batch, threads);
-                        for (list, n) in [(false, ecdsa), (true, schnorr)] {
-                            let steps: Vec<_> = plan.iter().filter(|s| s.schnorr == list).collect();
-                            let mut at = 0;
-                            for (k, s) in steps.iter().enumerate() {
-                                assert_eq!(s.range.start, at, "{ecdsa} {schnorr} {threads} {batch:?}");
-                                assert!(s.range.end > s.range.start);
-                                let len = s.range.len();
-                                let last = k + 1 == steps.len();
-                                match (list, batch) {
-                                    (true, Some(b)) => assert!(len == b || (last && len < b)),
-                                    _ => assert!(len <= MANY_CHUNK && (len % 8 == 0 || last)),
+        let sizes: [usize; 10] = [0, 1, 7, 8, 9, 64, 65, 129, 1000, 5678];
+        const LISTS: [List; 3] = [List::Multi, List::Ecdsa, List::Schnorr];
+        for &multi in &[0, 9, 300] {
+            for &ecdsa in &sizes {
+                for &schnorr in &sizes {
+                    for threads in [1, 2, 3, 8] {
+                        for batch in [None, Some(schnorr.div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH))] {
+                            let lens = [multi, ecdsa, schnorr];
+                            let plan = chunk_plan(lens, batch, threads);
+                            for (list, n) in LISTS.into_iter().zip(lens) {
+                                let steps: Vec<_> = plan.iter().filter(|s| s.list == list).collect();
+                                let mut at = 0;
+                                for (k, s) in steps.iter().enumerate() {
+                                    assert_eq!(s.range.start, at, "{lens:?} {threads} {batch:?}");
+                                    assert!(s.range.end > s.range.start);
+                                    let len = s.range.len();
+                                    let last = k + 1 == steps.len();
+                                    match (list, batch) {
+                                        (List::Schnorr, Some(b)) => assert!(len == b || (last && len < b)),
+                                        _ => assert!(len <= MANY_CHUNK && (len % 8 == 0 || last)),
+                                    }
+                                    at = s.range.end;
                                 }
-                                at = s.range.end;
+                                assert_eq!(at, n);
                             }
-                            assert_eq!(at, n);
+                            let order: Vec<usize> = plan
+                                .iter()
+                                .map(|s| LISTS.iter().position(|l| *l == s.list).unwrap())
+                                .collect();
+                            assert!(order.windows(2).all(|w| w[0] <= w[1]), "{lens:?}: lists out of order");
                         }
-                        // ECDSA steps come first.
-                        let first_schnorr = plan.iter().position(|s| s.schnorr).unwrap_or(plan.len());
-                        assert!(plan[first_schnorr..].iter().all(|s| s.schnorr));
                     }
                 }
             }
         }
         // Two workers, 5678 + 2375 checks: full steps first, eight at the end.
-        let plan = chunk_plan(5678, 2375, None, 2);
+        let plan = chunk_plan([0, 5678, 2375], None, 2);
         assert_eq!(plan[0].range.len(), MANY_CHUNK);
         assert_eq!(plan.last().unwrap().range.len(), 2375 % 8);
         assert!(plan.iter().rev().skip(1).take(3).all(|s| s.range.len() == 8));
