@@ -97,7 +97,7 @@ struct Deferred {
 ///
 /// Deferred: BIP340 checks, and ECDSA checks when `ecdsa` is set. `CHECKMULTISIG` tries each
 /// signature against the keys in turn, so failures are routine there: its checks are recorded
-/// with their memo keys, and each multisig that succeeded with the answers given is recorded
+/// in a list of their own, and each multisig that succeeded with the answers given is recorded
 /// as a claim ([`MultisigClaim`]), settled after the verification without running its script
 /// again (see [`settle`]). Keys are recorded as bytes and parsed in bulk with the verification
 /// ([`PublicKey::parse_many_with`], [`XOnlyPublicKey::parse_many_with`]: the square roots eight
@@ -353,7 +353,8 @@ fn deferred_round(
     let mut parts = on_workers_beside(workers, work, side);
     // The others are appended to the largest part (the order of the checks does not matter:
     // each names its owner).
-    let largest = (0..parts.len()).max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.multi.len());
+    let largest = (0..parts.len())
+        .max_by_key(|&k| parts[k].0.ecdsa.len() + parts[k].0.multi.len() + parts[k].0.schnorr.len());
     let (mut all, mut failed) = largest.map(|k| parts.swap_remove(k)).unwrap_or_default();
     for (d, f) in parts {
         all.ecdsa.extend(d.ecdsa);
@@ -388,8 +389,9 @@ fn ecdsa_check(backend: Backend, items: &[EcdsaItem]) -> Vec<bool> {
 /// step walks the claims of the inputs with an invalid one (but those in `doubt`, sorted) and
 /// publishes the checks the walks ask for, which the workers then verify before the rest. One
 /// job instead of two for a block with multisigs signed by other keys than the first. Returns
-/// the owners of invalid checks, each with whether the check was a `CHECKMULTISIG` one, and,
-/// when one was, the answers of every `CHECKMULTISIG` check and of every check asked for.
+/// the owners of invalid checks, each with whether the check was a `CHECKMULTISIG` one, and
+/// the answers of every `CHECKMULTISIG` check and of every check asked for (the memo
+/// [`settle`] starts from).
 fn verify_recorded(
     all: &Deferred,
     claims: &[(u32, Claim)],
