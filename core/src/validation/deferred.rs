@@ -586,9 +586,6 @@ fn scatter(n: usize, idx: &[usize], ok: Vec<bool>) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::OutPoint;
-    use crate::script::interpreter::push_data_script;
-    use crate::validation::verify_scripts;
 
     /// Every check is in exactly one step, in order; a step never spans two lists; the lists
     /// come in order (multisig ECDSA, other ECDSA, BIP340); steps are whole groups of eight (but
@@ -636,115 +633,5 @@ mod tests {
         assert_eq!(plan[0].range.len(), MANY_CHUNK);
         assert_eq!(plan.last().unwrap().range.len(), 2375 % 8);
         assert!(plan.iter().rev().skip(1).take(3).all(|s| s.range.len() == 8));
-    }
-
-    /// Scripts in which a failing `CHECKSIG` is part of a valid spend, and one in which a valid
-    /// signature makes the spend fail: every signature mode gives the verdict and the failing
-    /// input of inline verification, on 1 to 3 threads.
-    #[test]
-    fn deferred_modes_agree_where_checksig_may_fail() {
-        const OP_1: u8 = 0x51;
-        const OP_2: u8 = 0x52;
-        const OP_NOT: u8 = 0x91;
-        const OP_CHECKSIG: u8 = 0xac;
-        const OP_CHECKMULTISIG: u8 = 0xae;
-        let key = |i: u8| ([i; 32], PublicKey::from_secret(&[i; 32]).unwrap().serialize_compressed());
-        let (sk_a, pk_a) = key(1);
-        let (sk_b, pk_b) = key(2);
-        let script = |parts: &[&[u8]], ops: &[u8]| {
-            let mut s = Vec::new();
-            for p in parts {
-                s.extend_from_slice(&push_data_script(p));
-            }
-            s.extend_from_slice(ops);
-            s
-        };
-        let checksig_not = script(&[&pk_a], &[OP_CHECKSIG, OP_NOT]);
-        // A compressed key whose x is not on the curve: CHECKSIG answers false (keys are parsed
-        // only when the deferred checks are verified).
-        let off_curve = (1u8..)
-            .map(|i| {
-                let mut k = [0u8; 33];
-                k[0] = 2;
-                k[32] = i;
-                k
-            })
-            .find(|k| PublicKey::parse(k).is_err())
-            .unwrap();
-        let bad_key_not = script(&[&off_curve], &[OP_CHECKSIG, OP_NOT]);
-        let bad_key = script(&[&off_curve], &[OP_CHECKSIG]);
-        let checksig = script(&[&pk_a], &[OP_CHECKSIG]);
-        let mut multisig = vec![OP_1];
-        multisig.extend(script(&[&pk_a, &pk_b], &[OP_2, OP_CHECKMULTISIG]));
-        // (spent script, signing key, whether the script sig starts with the multisig dummy)
-        let cases: [(&[u8], [u8; 32], bool); 8] = [
-            (&checksig_not, sk_b, false), // wrong key: CHECKSIG fails, NOT makes it pass
-            (&checksig, sk_a, false),     // plain valid spend
-            (&multisig, sk_b, true),      // 1-of-2 signed by the second key
-            (&checksig_not, sk_a, false), // right key: CHECKSIG passes, NOT fails the spend
-            (&checksig, sk_b, false),     // wrong key: fails
-            (&multisig, [3; 32], true),   // 1-of-2 signed by neither key: fails
-            (&bad_key_not, sk_a, false),  // a key off the curve: CHECKSIG fails, NOT passes
-            (&bad_key, sk_a, false),      // a key off the curve: fails
-        ];
-        let build = |which: &[usize]| {
-            let mut tx = Transaction {
-                version: 1,
-                inputs: which
-                    .iter()
-                    .map(|&c| crate::encode::TxIn {
-                        prevout: OutPoint { txid: [7; 32], vout: c as u32 },
-                        script_sig: Vec::new(),
-                        sequence: u32::MAX,
-                        witness: Vec::new(),
-                    })
-                    .collect(),
-                outputs: vec![TxOut { value: 1, script_pubkey: vec![OP_1] }],
-                lock_time: 0,
-            };
-            let spent: Vec<TxOut> =
-                which.iter().map(|&c| TxOut { value: 10, script_pubkey: cases[c].0.to_vec() }).collect();
-            for (n, &c) in which.iter().enumerate() {
-                let (spk, sk, dummy) = cases[c];
-                let msg = crate::sighash::legacy_sighash(&tx, n, spk, 1);
-                let mut sig = ecdsa::sign(&sk, &msg).to_der();
-                sig.push(1);
-                let mut ss = if dummy { vec![0] } else { Vec::new() };
-                ss.extend_from_slice(&push_data_script(&sig));
-                tx.inputs[n].script_sig = ss;
-            }
-            (tx, spent)
-        };
-        let b = Backend::detect();
-        let flags = ScriptFlags::P2SH;
-        let mut seen = (0, 0);
-        for which in [
-            &[0, 1, 2][..],
-            &[0, 1, 2, 3],
-            &[3, 0, 1],
-            &[0, 4, 2, 3],
-            &[2, 2, 0, 0, 1],
-            &[2, 5, 2],
-            &[5],
-            &[6, 1],
-            &[6, 7],
-        ] {
-            let (tx, spent) = build(which);
-            let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
-            let txs = [coinbase, tx.clone(), tx];
-            let spent = [Vec::new(), spent.clone(), spent];
-            let want = verify_scripts(&txs, &spent, flags, 1, &BackendVerifier(b));
-            match want {
-                Ok(()) => seen.0 += 1,
-                Err(_) => seen.1 += 1,
-            }
-            for mode in SigMode::ALL {
-                for threads in 1..=3 {
-                    let got = verify_scripts_with(&txs, &spent, flags, threads, b, mode);
-                    assert_eq!(got, want, "{which:?} {mode} threads {threads}");
-                }
-            }
-        }
-        assert_eq!(seen, (3, 6), "the cases are meant to cover valid and invalid blocks");
     }
 }

@@ -1,24 +1,40 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `CHECKMULTISIG` under the deferred signature modes against inline verification: multisigs
-//! signed by every subset and order of their keys, with keys that do not parse, keys of the
-//! wrong size, hybrid and uncompressed keys that the flags refuse, empty, unparseable and wrong
-//! signatures, bare and P2WSH, followed by `NOT`, as `CHECKMULTISIGVERIFY`, two in one script;
-//! every mode and thread count gives the verdict and the failing input of `verify_scripts`.
+//! The deferred signature modes against inline verification: scripts where a failing
+//! `CHECKSIG` is part of a valid spend, and `CHECKMULTISIG`s signed by every subset and order of
+//! their keys, with keys that do not parse, keys of the wrong size, hybrid and uncompressed keys
+//! that the flags refuse, empty, unparseable and wrong signatures, bare and P2WSH, followed by
+//! `NOT`, as `CHECKMULTISIGVERIFY`, two in one script; every mode and thread count gives the
+//! verdict and the failing input of `verify_scripts`.
 
 use fullverify::encode::{OutPoint, Transaction, TxIn, TxOut};
 use fullverify::hash::sha256;
 use fullverify::script::interpreter::push_data_script;
+use fullverify::script::opcodes::{
+    OP_0, OP_1, OP_CHECKMULTISIG, OP_CHECKMULTISIGVERIFY, OP_CHECKSIG, OP_NOT,
+};
 use fullverify::script::{BackendVerifier, ScriptFlags};
 use fullverify::secp256k1::{ecdsa, PublicKey};
 use fullverify::sighash::{legacy_sighash, TxContext};
 use fullverify::validation::{verify_scripts, verify_scripts_with, SigMode};
 use fullverify::Backend;
 
-const OP_0: u8 = 0x00;
-const OP_1: u8 = 0x51;
-const OP_NOT: u8 = 0x91;
-const OP_CHECKMULTISIG: u8 = 0xae;
-const OP_CHECKMULTISIGVERIFY: u8 = 0xaf;
+/// An unsigned transaction spending outputs `vouts` of a made-up transaction (`txid`), paying
+/// one satoshi to `OP_1`.
+fn spending(txid: [u8; 32], vouts: impl Iterator<Item = u32>) -> Transaction {
+    Transaction {
+        version: 1,
+        inputs: vouts
+            .map(|vout| TxIn {
+                prevout: OutPoint { txid, vout },
+                script_sig: Vec::new(),
+                sequence: u32::MAX,
+                witness: Vec::new(),
+            })
+            .collect(),
+        outputs: vec![TxOut { value: 1, script_pubkey: vec![OP_1] }],
+        lock_time: 0,
+    }
+}
 
 /// xorshift64*: the cases are the same on every run.
 struct Rng(u64);
@@ -262,19 +278,7 @@ fn random_case(r: &mut Rng, honest: bool) -> Case {
 /// A transaction spending one output per case, signed (`SIGHASH_ALL`).
 fn build(cases: &[Case]) -> (Transaction, Vec<TxOut>) {
     let spent: Vec<TxOut> = cases.iter().map(Case::spent).collect();
-    let mut tx = Transaction {
-        version: 1,
-        inputs: (0..cases.len())
-            .map(|i| TxIn {
-                prevout: OutPoint { txid: [9; 32], vout: i as u32 },
-                script_sig: Vec::new(),
-                sequence: u32::MAX,
-                witness: Vec::new(),
-            })
-            .collect(),
-        outputs: vec![TxOut { value: 1, script_pubkey: vec![OP_1] }],
-        lock_time: 0,
-    };
+    let mut tx = spending([9; 32], 0..cases.len() as u32);
     let mut script_sigs = Vec::new();
     let mut witnesses = Vec::new();
     {
@@ -350,4 +354,96 @@ fn deferred_modes_settle_multisigs_as_inline_verification_does() {
     // The cases are meant to reach both verdicts and several ways of failing.
     assert!(valid >= 100 && invalid >= 100, "{valid} valid, {invalid} invalid");
     assert!(reported.len() >= 4, "errors reported: {reported:?}");
+}
+
+/// Scripts in which a failing `CHECKSIG` is part of a valid spend, and one in which a valid
+/// signature makes the spend fail: every signature mode gives the verdict and the failing
+/// input of inline verification, on 1 to 3 threads.
+#[test]
+fn deferred_modes_agree_where_checksig_may_fail() {
+    let key = |i: u8| ([i; 32], PublicKey::from_secret(&[i; 32]).unwrap().serialize_compressed());
+    let (sk_a, pk_a) = key(1);
+    let (sk_b, pk_b) = key(2);
+    let script = |parts: &[&[u8]], ops: &[u8]| {
+        let mut s = Vec::new();
+        for p in parts {
+            s.extend_from_slice(&push_data_script(p));
+        }
+        s.extend_from_slice(ops);
+        s
+    };
+    let checksig_not = script(&[&pk_a], &[OP_CHECKSIG, OP_NOT]);
+    // A compressed key whose x is not on the curve: CHECKSIG answers false (keys are parsed
+    // only when the deferred checks are verified).
+    let off_curve = (1u8..)
+        .map(|i| {
+            let mut k = [0u8; 33];
+            k[0] = 2;
+            k[32] = i;
+            k
+        })
+        .find(|k| PublicKey::parse(k).is_err())
+        .unwrap();
+    let bad_key_not = script(&[&off_curve], &[OP_CHECKSIG, OP_NOT]);
+    let bad_key = script(&[&off_curve], &[OP_CHECKSIG]);
+    let checksig = script(&[&pk_a], &[OP_CHECKSIG]);
+    let mut multisig = vec![OP_1];
+    multisig.extend(script(&[&pk_a, &pk_b], &[OP_1 + 1, OP_CHECKMULTISIG]));
+    // (spent script, signing key, whether the script sig starts with the multisig dummy)
+    let cases: [(&[u8], [u8; 32], bool); 8] = [
+        (&checksig_not, sk_b, false), // wrong key: CHECKSIG fails, NOT makes it pass
+        (&checksig, sk_a, false),     // plain valid spend
+        (&multisig, sk_b, true),      // 1-of-2 signed by the second key
+        (&checksig_not, sk_a, false), // right key: CHECKSIG passes, NOT fails the spend
+        (&checksig, sk_b, false),     // wrong key: fails
+        (&multisig, [3; 32], true),   // 1-of-2 signed by neither key: fails
+        (&bad_key_not, sk_a, false),  // a key off the curve: CHECKSIG fails, NOT passes
+        (&bad_key, sk_a, false),      // a key off the curve: fails
+    ];
+    let build = |which: &[usize]| {
+        let mut tx = spending([7; 32], which.iter().map(|&c| c as u32));
+        let spent: Vec<TxOut> =
+            which.iter().map(|&c| TxOut { value: 10, script_pubkey: cases[c].0.to_vec() }).collect();
+        for (n, &c) in which.iter().enumerate() {
+            let (spk, sk, dummy) = cases[c];
+            let msg = legacy_sighash(&tx, n, spk, 1);
+            let mut sig = ecdsa::sign(&sk, &msg).to_der();
+            sig.push(1);
+            let mut ss = if dummy { vec![0] } else { Vec::new() };
+            ss.extend_from_slice(&push_data_script(&sig));
+            tx.inputs[n].script_sig = ss;
+        }
+        (tx, spent)
+    };
+    let b = Backend::detect();
+    let flags = ScriptFlags::P2SH;
+    let mut seen = (0, 0);
+    for which in [
+        &[0, 1, 2][..],
+        &[0, 1, 2, 3],
+        &[3, 0, 1],
+        &[0, 4, 2, 3],
+        &[2, 2, 0, 0, 1],
+        &[2, 5, 2],
+        &[5],
+        &[6, 1],
+        &[6, 7],
+    ] {
+        let (tx, spent) = build(which);
+        let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
+        let txs = [coinbase, tx.clone(), tx];
+        let spent = [Vec::new(), spent.clone(), spent];
+        let want = verify_scripts(&txs, &spent, flags, 1, &BackendVerifier(b));
+        match want {
+            Ok(()) => seen.0 += 1,
+            Err(_) => seen.1 += 1,
+        }
+        for mode in SigMode::ALL {
+            for threads in 1..=3 {
+                let got = verify_scripts_with(&txs, &spent, flags, threads, b, mode);
+                assert_eq!(got, want, "{which:?} {mode} threads {threads}");
+            }
+        }
+    }
+    assert_eq!(seen, (3, 6), "the cases are meant to cover valid and invalid blocks");
 }
