@@ -55,9 +55,9 @@ pub(super) fn memo_key(item: &EcdsaItem) -> MemoKey {
 }
 
 /// Rounds of verifying the pairs the walks met before the claims still open are given up (their
-/// inputs are then verified exactly): a walk meets a pair it has no answer for only after every
-/// pair it has an answer for, and assumes the missing ones valid, so one round settles any
-/// claim whose missing pairs are valid, and each further round settles at least one more pair.
+/// inputs are then verified exactly): a walk takes the pairs it has no answer for as valid and
+/// asks for them, so one round settles any claim whose asked pairs are valid, and each further
+/// round answers at least one more of a claim's pairs (at most 20 × 20).
 const ROUNDS: usize = 4;
 
 /// A claim as recorded, in one allocation: the signature count and the key count (a byte each;
