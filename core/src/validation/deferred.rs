@@ -389,9 +389,9 @@ fn ecdsa_check(backend: Backend, items: &[EcdsaItem]) -> Vec<bool> {
 /// step walks the claims of the inputs with an invalid one (but those in `doubt`, sorted) and
 /// publishes the checks the walks ask for, which the workers then verify before the rest. One
 /// job instead of two for a block with multisigs signed by other keys than the first. Returns
-/// the owners of invalid checks, each with whether the check was a `CHECKMULTISIG` one, and
-/// the answers of every `CHECKMULTISIG` check and of every check asked for (the memo
-/// [`settle`] starts from).
+/// the owners of invalid checks, each with whether the check was a `CHECKMULTISIG` one, and,
+/// when an input outside `doubt` had an invalid one, the answers of every `CHECKMULTISIG` check
+/// and of every check asked for (the memo [`settle`] starts from; empty otherwise).
 fn verify_recorded(
     all: &Deferred,
     claims: &[(u32, Claim)],
@@ -425,24 +425,25 @@ fn verify_recorded(
     let asked: OnceLock<(Vec<EcdsaItem>, Memo)> = OnceLock::new();
     let (cursor, asked_cursor) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let walk_claims = || {
-        let mut memo = Memo::new();
-        let mut suspects = Vec::new();
-        for (k, ok) in multi_ok.iter().enumerate() {
-            let ok = ok.get().expect("every multisig step is done");
-            for (item, (&valid, &owner)) in all.multi[plan[k].range.clone()]
-                .iter()
-                .zip(ok.iter().zip(&all.multi_owner[plan[k].range.clone()]))
-            {
-                memo.insert(memo_key(item), valid);
-                if !valid && doubt.binary_search(&owner).is_err() {
-                    suspects.push(owner);
-                }
-            }
+        let answers = || {
+            multi_ok.iter().enumerate().flat_map(|(k, ok)| {
+                let ok = ok.get().expect("every multisig step is done");
+                let r = plan[k].range.clone();
+                all.multi[r.clone()].iter().zip(ok.iter().zip(&all.multi_owner[r]))
+            })
+        };
+        let mut suspects: Vec<u32> = answers()
+            .filter(|(_, (&valid, owner))| !valid && doubt.binary_search(owner).is_err())
+            .map(|(_, (_, &owner))| owner)
+            .collect();
+        // Without a suspect there is nothing to walk, and `settle` is not called: no memo.
+        if suspects.is_empty() {
+            return;
         }
         suspects.sort_unstable();
         suspects.dedup();
-        let items = if suspects.is_empty() { Vec::new() } else { first_asks(claims, &suspects, &memo) };
-        let _ = asked.set((items, memo));
+        let memo: Memo = answers().map(|(item, (&valid, _))| (memo_key(item), valid)).collect();
+        let _ = asked.set((first_asks(claims, &suspects, &memo), memo));
     };
     let work = || {
         // (asked for, the step's index, its answers)
@@ -484,7 +485,8 @@ fn verify_recorded(
             out[plan[k].range.clone()].copy_from_slice(&ok);
         }
     }
-    // The worker that did the last multisig step walked the claims before it went on.
+    // The worker that did the last multisig step walked the claims before it went on (when any
+    // input had an invalid multisig check outside `doubt`).
     let (items, mut memo) = asked.into_inner().unwrap_or_default();
     for (k, ok) in asked_ok {
         for (item, valid) in items[k * 8..].iter().zip(ok) {
