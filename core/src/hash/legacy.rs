@@ -6,17 +6,22 @@
 //! RIPEMD-160: Dobbertin, Bosselaers, Preneel (1996): two parallel lines of 5 rounds × 16 steps
 //! over 32-bit words, combined at the end. SHA-1: FIPS 180-4 §6.1.
 
-/// MD4-family padding: 0x80, zeros to 56 mod 64, the bit length as 8 bytes (little-endian for
-/// RIPEMD-160, big-endian for SHA-1).
-fn pad(data: &[u8], big_endian: bool) -> Vec<u8> {
-    let mut m = data.to_vec();
+/// Calls `f` with each 64-byte block of `data` after MD4-family padding (0x80, zeros to 56 mod
+/// 64, the bit length as 8 bytes: little-endian for RIPEMD-160, big-endian for SHA-1): the
+/// whole blocks of `data` as they lie, then the padded tail from the stack, so that hashing
+/// allocates nothing.
+fn for_each_padded_block(data: &[u8], big_endian: bool, mut f: impl FnMut(&[u8])) {
+    let whole = data.len() / 64 * 64;
+    data[..whole].chunks_exact(64).for_each(&mut f);
+    let rest = &data[whole..];
+    let mut tail = [0u8; 128];
+    tail[..rest.len()].copy_from_slice(rest);
+    tail[rest.len()] = 0x80;
+    // The length needs 8 bytes after the 0x80: one block when the rest leaves them, else two.
+    let n = if rest.len() < 56 { 64 } else { 128 };
     let bits = (data.len() as u64).wrapping_mul(8);
-    m.push(0x80);
-    while m.len() % 64 != 56 {
-        m.push(0);
-    }
-    m.extend_from_slice(&if big_endian { bits.to_be_bytes() } else { bits.to_le_bytes() });
-    m
+    tail[n - 8..n].copy_from_slice(&if big_endian { bits.to_be_bytes() } else { bits.to_le_bytes() });
+    tail[..n].chunks_exact(64).for_each(f);
 }
 
 const RL: [usize; 80] = [
@@ -65,7 +70,7 @@ fn ripemd_step(s: &mut [u32; 5], f: u32, x: u32, k: u32, rot: u32) {
 /// RIPEMD-160 of `data`.
 pub fn ripemd160(data: &[u8]) -> [u8; 20] {
     let mut h: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
-    for block in pad(data, false).chunks_exact(64) {
+    for_each_padded_block(data, false, |block| {
         let mut x = [0u32; 16];
         for (i, w) in x.iter_mut().enumerate() {
             *w = u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap());
@@ -83,7 +88,7 @@ pub fn ripemd160(data: &[u8]) -> [u8; 20] {
         h[3] = h[4].wrapping_add(l[0]).wrapping_add(r[1]);
         h[4] = h[0].wrapping_add(l[1]).wrapping_add(r[2]);
         h[0] = t;
-    }
+    });
     let mut out = [0u8; 20];
     for (i, w) in h.iter().enumerate() {
         out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
@@ -93,9 +98,8 @@ pub fn ripemd160(data: &[u8]) -> [u8; 20] {
 
 /// SHA-1 of `data`.
 pub fn sha1(data: &[u8]) -> [u8; 20] {
-    let m = pad(data, true);
     let mut h: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
-    for block in m.chunks_exact(64) {
+    for_each_padded_block(data, true, |block| {
         let mut w = [0u32; 80];
         for i in 0..16 {
             w[i] = u32::from_be_bytes(block[4 * i..4 * i + 4].try_into().unwrap());
@@ -123,7 +127,7 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
         h[2] = h[2].wrapping_add(c);
         h[3] = h[3].wrapping_add(d);
         h[4] = h[4].wrapping_add(e);
-    }
+    });
     let mut out = [0u8; 20];
     for (i, w) in h.iter().enumerate() {
         out[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
@@ -171,5 +175,30 @@ mod tests {
             }
         }
         assert_eq!(hex::encode(ripemd160(&[b'a'; 1_000_000])), "52783243c1697bdbe16d37f97f68f08325dc1528");
+    }
+
+    /// The blocks hashed are the padded message as the definition writes it out, at every
+    /// length over three blocks (the tail's one-or-two-block boundary at 55/56, whole blocks).
+    #[test]
+    fn padded_blocks_match_the_definition() {
+        let data: Vec<u8> = (0..200u32).map(|i| (i * 37 + 11) as u8).collect();
+        for len in 0..=data.len() {
+            for big_endian in [false, true] {
+                let m = &data[..len];
+                let mut want = m.to_vec();
+                want.push(0x80);
+                while want.len() % 64 != 56 {
+                    want.push(0);
+                }
+                let bits = (len as u64) * 8;
+                want.extend_from_slice(&if big_endian { bits.to_be_bytes() } else { bits.to_le_bytes() });
+                let mut got = Vec::new();
+                for_each_padded_block(m, big_endian, |b| {
+                    assert_eq!(b.len(), 64);
+                    got.extend_from_slice(b)
+                });
+                assert_eq!(got, want, "length {len}, big-endian {big_endian}");
+            }
+        }
     }
 }

@@ -92,6 +92,27 @@ struct Deferred {
     claim_owner: Vec<u32>,
 }
 
+impl Deferred {
+    /// Empty lists with room for `checks` checks of each kind, so that a worker's lists rarely
+    /// grow while its scripts run. Each growth is a reallocation, which takes the lock of the
+    /// allocator's arena the list lives in; on two threads that lock is contended (the other
+    /// thread allocating as it decodes the next block, or freeing the last one), and the
+    /// growths of these lists, about nine a list and block, were a third of the replay's
+    /// samples in the kernel's futex calls.
+    fn with_capacity(checks: usize) -> Deferred {
+        Deferred {
+            ecdsa: Vec::with_capacity(checks),
+            ecdsa_owner: Vec::with_capacity(checks),
+            multi: Vec::with_capacity(checks),
+            multi_owner: Vec::with_capacity(checks),
+            schnorr: Vec::with_capacity(checks),
+            schnorr_owner: Vec::with_capacity(checks),
+            claims: Vec::new(),
+            claim_owner: Vec::new(),
+        }
+    }
+}
+
 /// A [`SigVerifier`] that answers `true` to the checks it may defer, records them, and does the
 /// others at once; one per worker of [`verify_scripts_with`].
 ///
@@ -332,7 +353,8 @@ fn deferred_round(
     let workers = workers_for(threads, flat.len());
     let claims = Claims::new(flat.len(), workers, RECORD_PIECE.0, RECORD_PIECE.1);
     let work = || {
-        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), items: Default::default() };
+        let items = std::sync::Mutex::new(Deferred::with_capacity(flat.len()));
+        let v = DeferringVerifier { backend, ecdsa: mode.defers_ecdsa(), items };
         let mut failed: Vec<u32> = Vec::new();
         while let Some(piece) = claims.claim() {
             for pos in piece {
