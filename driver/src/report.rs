@@ -30,6 +30,11 @@ pub struct Machine {
     pub hostname: String,
     /// Operating system.
     pub os: String,
+    /// One-way latency in nanoseconds of a cache line handed between threads on the first two
+    /// CPUs the process may use, measured when the packet is written ([`core_to_core_ns`]);
+    /// absent with one CPU, off Linux, or when the probe could not finish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core_to_core_ns: Option<f64>,
 }
 
 /// CPU flags that matter to some backend or kernel.
@@ -81,8 +86,108 @@ impl Machine {
             mem_total_bytes,
             hostname,
             os: std::env::consts::OS.to_string(),
+            core_to_core_ns: core_to_core_ns(),
         }
     }
+}
+
+/// One-way latency in nanoseconds of a cache line handed back and forth between two threads
+/// pinned to the first two CPUs the process may run on (a counter each thread advances when it
+/// sees the other's value, [`PROBE_HANDOFFS`] times in all). On a virtual machine the host may
+/// place the two vCPUs on cores that share a cache or on different dies, and the work two
+/// validating threads share (blocks decoded on one and checked on the other, recorded
+/// signature checks, the crew's counters) costs accordingly, so a packet of a two-thread run
+/// carries the latency it ran beside.
+/// `None` with fewer than two CPUs, off Linux, or when the handoffs take over
+/// [`PROBE_LIMIT`] (a CPU busy with other work).
+pub fn core_to_core_ns() -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        let cpus = allowed_cpus();
+        if cpus.len() < 2 {
+            return None;
+        }
+        ping_pong(cpus[0], cpus[1])
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Handoffs [`core_to_core_ns`] times (each thread waits for half of them).
+const PROBE_HANDOFFS: u64 = 40_000;
+/// How long [`core_to_core_ns`] may take before it gives up.
+const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The CPUs the calling thread may run on, in increasing order.
+#[cfg(target_os = "linux")]
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: `cpu_set_t` is plain data and all zeroes is the empty set; `sched_getaffinity`
+    // writes at most `size_of::<cpu_set_t>()` bytes into the set it is given.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: see above; the size passed is the set's own.
+    let got = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if got != 0 {
+        return Vec::new();
+    }
+    // SAFETY: CPU_ISSET reads the set within its size (`CPU_SETSIZE` bits).
+    (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
+}
+
+/// Pins the calling thread to `cpu`; whether it could.
+#[cfg(target_os = "linux")]
+fn pin_to(cpu: usize) -> bool {
+    // SAFETY: as in `allowed_cpus`; CPU_SET writes the bit of `cpu`, which is below
+    // `CPU_SETSIZE` (it came from `allowed_cpus`), and `sched_setaffinity` only reads the set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+/// [`core_to_core_ns`] between `a` and `b`: two scoped threads, pinned, take turns advancing
+/// one counter; either gives up (and so does the other) past [`PROBE_LIMIT`].
+#[cfg(target_os = "linux")]
+fn ping_pong(a: usize, b: usize) -> Option<f64> {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let turn = AtomicU64::new(0);
+    let abort = AtomicBool::new(false);
+    let ready = std::sync::Barrier::new(2);
+    let start = std::time::Instant::now();
+    // The thread on `a` moves the counter from even values, the other from odd ones; the one on
+    // `a` times the handoffs from when both are pinned.
+    let play = |cpu: usize, first: bool| -> Option<std::time::Duration> {
+        let pinned = pin_to(cpu);
+        if !pinned {
+            abort.store(true, Ordering::Relaxed);
+        }
+        ready.wait();
+        let t0 = std::time::Instant::now();
+        let mut mine = u64::from(!first);
+        while pinned && mine < PROBE_HANDOFFS {
+            let mut spins = 0u32;
+            while turn.load(Ordering::Acquire) != mine {
+                spins = spins.wrapping_add(1);
+                if spins.is_multiple_of(1024)
+                    && (abort.load(Ordering::Relaxed) || start.elapsed() > PROBE_LIMIT)
+                {
+                    abort.store(true, Ordering::Relaxed);
+                    return None;
+                }
+                std::hint::spin_loop();
+            }
+            turn.store(mine + 1, Ordering::Release);
+            mine += 2;
+        }
+        (pinned && !abort.load(Ordering::Relaxed)).then(|| t0.elapsed())
+    };
+    let (here, other) = std::thread::scope(|s| {
+        let other = s.spawn(|| play(b, false));
+        let here = s.spawn(|| play(a, true));
+        (here.join().ok().flatten(), other.join().ok().flatten())
+    });
+    other?;
+    here.map(|d| d.as_nanos() as f64 / PROBE_HANDOFFS as f64)
 }
 
 /// Git revision of the source tree the binary was built from, and whether that tree has

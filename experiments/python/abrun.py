@@ -188,6 +188,8 @@ def run_once(arm: Arm, scratch: Path, tag: str, a: argparse.Namespace, threshold
             "disturbed": disturbed,
         },
         "final_state": final_state(p),
+        # Where the host put the vCPUs, as the packet measured it (absent with one CPU).
+        "core_to_core_ns": p.get("cpu", {}).get("core_to_core_ns"),
         "_packet": p,
     }
 
@@ -306,7 +308,8 @@ exit codes: 0 done; 1 the arms reached different final states (packet written, m
                 ld = r["load"]
                 print(f"abrun {a.name}: pair {i} {arm.label}: {r['wall_s']:.3f} s wall, "
                       f"{r['inputs_per_s']:.0f} inputs/s; other load before {ld['foreign_cpus_before'] or 0:.2f}, "
-                      f"during {ld['foreign_cpus_during'] or 0:.2f} CPUs{flag}", file=sys.stderr)
+                      f"during {ld['foreign_cpus_during'] or 0:.2f} CPUs; core-to-core "
+                      f"{r['core_to_core_ns'] or 0:.0f} ns{flag}", file=sys.stderr)
                 if a.strict and r["load"]["disturbed"]:
                     print(f"abrun {a.name}: --strict: run disturbed by other load (threshold {threshold} CPUs); "
                           "no packet written", file=sys.stderr)
