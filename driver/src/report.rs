@@ -116,7 +116,7 @@ pub fn core_to_core_ns() -> Option<f64> {
 /// Handoffs [`core_to_core_ns`] times (each thread waits for half of them).
 const PROBE_HANDOFFS: u64 = 40_000;
 /// How long [`core_to_core_ns`] may take before it gives up.
-const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_millis(200);
+const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The CPUs the calling thread may run on, in increasing order.
 #[cfg(target_os = "linux")]

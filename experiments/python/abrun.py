@@ -306,10 +306,10 @@ exit codes: 0 done; 1 the arms reached different final states (packet written, m
                 runs[arm.role].append(r)
                 flag = " DISTURBED" if r["load"]["disturbed"] else ""
                 ld = r["load"]
+                c2c = "n/a" if r["core_to_core_ns"] is None else f"{r['core_to_core_ns']:.0f} ns"
                 print(f"abrun {a.name}: pair {i} {arm.label}: {r['wall_s']:.3f} s wall, "
                       f"{r['inputs_per_s']:.0f} inputs/s; other load before {ld['foreign_cpus_before'] or 0:.2f}, "
-                      f"during {ld['foreign_cpus_during'] or 0:.2f} CPUs; core-to-core "
-                      f"{r['core_to_core_ns'] or 0:.0f} ns{flag}", file=sys.stderr)
+                      f"during {ld['foreign_cpus_during'] or 0:.2f} CPUs; core-to-core {c2c}{flag}", file=sys.stderr)
                 if a.strict and r["load"]["disturbed"]:
                     print(f"abrun {a.name}: --strict: run disturbed by other load (threshold {threshold} CPUs); "
                           "no packet written", file=sys.stderr)
