@@ -93,12 +93,12 @@ impl Machine {
 
 /// One-way latency in nanoseconds of a cache line handed back and forth between two threads
 /// pinned to the first two CPUs the process may run on (a counter each thread advances when it
-/// sees the other's value, 40,000 times in all). On a virtual machine the host may place the
-/// two vCPUs on cores that share a cache or on different dies, and the work two validating
-/// threads share (blocks decoded on one and checked on the other, recorded signature checks,
-/// the crew's counters) costs accordingly, so a packet of a two-thread run carries the latency
-/// it ran beside. `None` with fewer than two CPUs, off Linux, or when the handoffs take over
-/// 50 ms (a CPU busy with other work).
+/// sees the other's value, `PROBE_HANDOFFS` times in all). On a virtual machine the host may
+/// place the two vCPUs on cores that share a cache or on different dies, and the work two
+/// validating threads share (blocks decoded on one and checked on the other, recorded
+/// signature checks, the crew's counters) costs accordingly, so a packet of a two-thread run
+/// carries the latency it ran beside. `None` with fewer than two CPUs, off Linux, or when the handoffs take longer
+/// than `PROBE_LIMIT` (a CPU busy with other work).
 pub fn core_to_core_ns() -> Option<f64> {
     #[cfg(target_os = "linux")]
     {
