@@ -353,6 +353,24 @@ const _: () = assert!(L0_TABLES <= FJALL_L0_HALT, "level 0 would fill past fjall
 pub(super) const WRITE_OUT_BYTES: u32 = 4 << 20;
 /// The size of the coins' tables after compaction (fjall's default).
 const TABLE_BYTES: u32 = 64 << 20;
+/// How many coins ahead of the one it writes a commit asks for a coin's memory (and half as
+/// many for its script's): a coin takes some 100–200 ns to write, a miss to memory about 100.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the CPU to bring the cache line at `p` in, without waiting for it and without reading
+/// it (nothing where no such hint is available).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is SSE, part of every x86-64 CPU; a prefetch reads nothing into the
+    // program and never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
 
 fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
     StoreError(format!("{}: {e}", path.display()))
@@ -515,7 +533,17 @@ impl Store for DiskStore {
             .durability(Some(fjall::PersistMode::Buffer));
         // fjall copies each record into its own allocation: one buffer serves every coin.
         let mut record = Vec::with_capacity(64);
-        for (op, c) in &batch.coins {
+        let coins = &batch.coins;
+        for (i, (op, c)) in coins.iter().enumerate() {
+            // In key order each coin is a cache miss in the cache's table and its script one
+            // more in the heap, the second waiting on the first: ask for both ahead, the coin
+            // [`PREFETCH_AHEAD`] places before it is written and its script half as many.
+            if let Some((_, Some(ahead))) = coins.get(i + PREFETCH_AHEAD) {
+                prefetch(*ahead);
+            }
+            if let Some((_, Some(near))) = coins.get(i + PREFETCH_AHEAD / 2) {
+                prefetch(near.out.script_pubkey.as_ptr());
+            }
             match c {
                 Some(c) => {
                     c.write_to(&mut record);
