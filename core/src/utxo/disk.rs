@@ -2,6 +2,7 @@
 //! The on-disk store: a fjall keyspace (feature `store`, not on wasm32).
 
 use super::coin::{outpoint_from_key, outpoint_key, txout_ser_of_record, Coin};
+use super::prefetch;
 use super::store::{ChainMeta, FlushBatch, Store, StoreError};
 use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;
@@ -356,21 +357,6 @@ const TABLE_BYTES: u32 = 64 << 20;
 /// How many coins ahead of the one it writes a commit asks for a coin's memory (and half as
 /// many for its script's): a coin takes some 100–200 ns to write, a miss to memory about 100.
 const PREFETCH_AHEAD: usize = 16;
-
-/// Asks the CPU to bring the cache line at `p` in, without waiting for it and without reading
-/// it (nothing where no such hint is available).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` is SSE, part of every x86-64 CPU; a prefetch reads nothing into the
-    // program and never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
     StoreError(format!("{}: {e}", path.display()))
