@@ -155,7 +155,7 @@ fn drop_prefetching(mut map: OutPointMap<Entry>) {
     let mut window = std::collections::VecDeque::with_capacity(FREE_AHEAD);
     for (_, e) in map.drain() {
         if let Some(c) = &e.coin {
-            super::prefetch(c.out.script_pubkey.as_ptr());
+            super::prefetch::prefetch(c.out.script_pubkey.as_ptr());
         }
         if window.len() == FREE_AHEAD {
             window.pop_front();

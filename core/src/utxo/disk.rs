@@ -2,7 +2,7 @@
 //! The on-disk store: a fjall keyspace (feature `store`, not on wasm32).
 
 use super::coin::{outpoint_from_key, outpoint_key, txout_ser_of_record, Coin};
-use super::prefetch;
+use super::prefetch::prefetch;
 use super::store::{ChainMeta, FlushBatch, Store, StoreError};
 use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;

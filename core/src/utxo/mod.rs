@@ -20,7 +20,7 @@
 //!
 //! Files: `coin` (the coin, its storage form and key, its MuHash element), `store` (the store
 //! trait, the flush batch and best-block record, the in-memory store), `disk` (fjall), `cache`
-//! (the write-back cache), `txid_filter` (the on-disk store's in-memory filter of txids), `outpoint_hash` (the salted hash of the coin tables), `set_hash` (the set's MuHash per block or over the whole set).
+//! (the write-back cache), `txid_filter` (the on-disk store's in-memory filter of txids), `outpoint_hash` (the salted hash of the coin tables), `prefetch` (a hint to bring memory in ahead of use), `set_hash` (the set's MuHash per block or over the whole set).
 
 mod cache;
 mod coin;
@@ -29,27 +29,13 @@ mod disk;
 #[cfg(all(test, feature = "store", not(target_arch = "wasm32")))]
 mod disk_tests;
 mod outpoint_hash;
+mod prefetch;
 mod set_hash;
 mod store;
 #[cfg(test)]
 mod tests;
 #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 mod txid_filter;
-
-/// Asks the CPU to bring the cache line at `p` in, without waiting for it and without reading
-/// it (nothing where no such hint is available).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` is SSE, part of every x86-64 CPU; a prefetch reads nothing into the
-    // program and never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 pub use cache::{CoinsCache, Entry, FLUSH_ENTRY_MEM};
 pub use coin::{outpoint_from_key, outpoint_key, txout_ser, Coin};
