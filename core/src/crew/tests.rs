@@ -252,10 +252,14 @@ fn idle_work_runs_between_jobs_while_the_caller_rests() {
         let in_job = Arc::new(AtomicBool::new(false));
         let budget = Arc::new(AtomicUsize::new(0));
         let units = Arc::new(Mutex::new(Vec::new()));
+        // Times a unit found nothing to do (and so ended the helper's idle work until the next rest).
+        let empty = Arc::new(AtomicUsize::new(0));
         let (flag, left, done) = (Arc::clone(&in_job), Arc::clone(&budget), Arc::clone(&units));
+        let found_empty = Arc::clone(&empty);
         assert_eq!(all_arrive(2, || ()), 2);
         let guard = idle_work(move || {
             if left.load(Ordering::Acquire) == 0 {
+                found_empty.fetch_add(1, Ordering::AcqRel);
                 return false;
             }
             left.fetch_sub(1, Ordering::AcqRel);
@@ -276,7 +280,13 @@ fn idle_work_runs_between_jobs_while_the_caller_rests() {
         for round in 1..=3 {
             rest_helpers();
             assert_eq!(wait_for(3 * round), 3 * round, "round {round}");
-            // Nothing more to do: the helper stops (and parks) until the next rest.
+            // Nothing more to do: the helper stops (and parks) until the next rest. It has stopped
+            // once a unit has found the budget empty; work given before that would still be done.
+            let start = Instant::now();
+            while empty.load(Ordering::Acquire) < round && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            assert_eq!(empty.load(Ordering::Acquire), round, "round {round}: the helper stopped once");
             budget.store(3, Ordering::Release);
             std::thread::sleep(Duration::from_millis(20));
             assert_eq!(units.lock().unwrap().len(), 3 * round);
