@@ -97,8 +97,8 @@ impl Machine {
 /// place the two vCPUs on cores that share a cache or on different dies, and the work two
 /// validating threads share (blocks decoded on one and checked on the other, recorded
 /// signature checks, the crew's counters) costs accordingly, so a packet of a two-thread run
-/// carries the latency it ran beside. `None` with fewer than two CPUs, off Linux, or when the handoffs take longer
-/// than `PROBE_LIMIT` (a CPU busy with other work).
+/// carries the latency it ran beside. `None` with fewer than two CPUs, off Linux, or when the
+/// handoffs take longer than `PROBE_LIMIT` (a CPU busy with other work).
 pub fn core_to_core_ns() -> Option<f64> {
     #[cfg(target_os = "linux")]
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A hint to the CPU to bring memory in before it is read: walks over coins in an order that
-//! is not their order in memory (a flush in key order, a table freed) ask for each a few coins ahead.
+//! is not their order in memory (a flush in key order, a table freed) ask for each a few coins
+//! ahead.
 
 /// Asks the CPU to bring the cache line at `p` in, without waiting for it and without reading
 /// it (nothing where no such hint is available).
