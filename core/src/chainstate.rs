@@ -306,6 +306,9 @@ impl CoinSource for CacheSource<'_> {
     fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         self.0.get(op)
     }
+    fn may_hold_txid(&mut self, txid: &[u8; 32]) -> bool {
+        self.0.may_hold_txid(txid)
+    }
 }
 
 /// A block decoded and put through `CheckBlock` (every rule that needs nothing but the block:

@@ -496,4 +496,47 @@ fn bip30_overwrite_rejected_when_enforced() {
     }
     ctx.enforce_bip30 = false;
     assert!(validation::connect_block(&block, &checked, &ctx, &mut Everything).is_ok());
+
+    // A source that knows its txids: only the transaction whose txid it may hold has its
+    // outputs looked up, and the overwrite is still found there.
+    struct Indexed {
+        held: OutPoint,
+        lookups: Vec<OutPoint>,
+    }
+    impl validation::CoinSource for Indexed {
+        type Error = ();
+        fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, ()> {
+            self.lookups.push(*op);
+            Ok((*op == self.held).then(|| Coin {
+                out: TxOut { value: 1, script_pubkey: vec![0x51] },
+                height: 0,
+                coinbase: false,
+            }))
+        }
+        fn may_hold_txid(&mut self, txid: &[u8; 32]) -> bool {
+            *txid == self.held.txid
+        }
+    }
+    let (height, block) = (raw.iter().enumerate())
+        .map(|(h, b)| (h as u32, Block::from_bytes(b).unwrap()))
+        .find(|(_, b)| b.txdata.len() >= 3 && b.txdata.last().unwrap().outputs.len() >= 2)
+        .expect("a block with three transactions, the last with two outputs");
+    let checked = validation::check_block(&block, height, p, Backend::detect()).unwrap();
+    let last = block.txdata.len() - 1;
+    let ctx = validation::ConnectContext {
+        height,
+        flags: validation::script_flags(p, height, &checked.hash),
+        ..ctx
+    };
+    let ctx = validation::ConnectContext { enforce_bip30: true, ..ctx };
+    let mut source = Indexed { held: OutPoint { txid: checked.txids[last], vout: 1 }, lookups: vec![] };
+    match validation::connect_block(&block, &checked, &ctx, &mut source) {
+        Err(validation::ConnectError::Invalid(e)) => {
+            assert_eq!(e.reason, "bad-txns-BIP30");
+            assert_eq!(e.tx.map(|t| t.0), Some(last));
+        }
+        other => panic!("{other:?}"),
+    }
+    let want: Vec<OutPoint> = (0..2).map(|vout| OutPoint { txid: checked.txids[last], vout }).collect();
+    assert_eq!(source.lookups, want, "only the held transaction's outputs, up to the overwrite");
 }

@@ -102,7 +102,7 @@ fn mainnet_0_438_from_genesis() {
     assert_eq!(p["assumevalid"]["enabled"], false);
     assert_eq!(p["source"]["path"], "mainnet_0-438.blk.dat");
     assert_eq!(p["tip"], "0000000025c6b644f8add734be7e666fa4afa43ca0204d623a0c0b1fd2104c7a");
-    // Below BIP34, BIP30 looks up every output: its time is a measured part of the fetch.
+    // Below BIP34, BIP30 asks about every transaction: its time is a measured part of the fetch.
     let (bip30, fetch) = (p["phases"]["bip30_s"].as_f64().unwrap(), p["phases"]["fetch_s"].as_f64().unwrap());
     assert!(bip30 > 0.0 && bip30 <= fetch, "{}", p["phases"]);
 }

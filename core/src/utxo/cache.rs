@@ -5,6 +5,7 @@
 use super::coin::{txout_ser_into, Coin};
 use super::outpoint_hash::OutPointMap;
 use super::store::{txid_prefix, ChainMeta, FlushBatch, Store, StoreError, TXID_PREFIXES};
+use super::txid_filter::TxidFilter;
 use crate::encode::OutPoint;
 use std::collections::hash_map::Entry as Slot;
 use std::sync::{mpsc, Arc};
@@ -90,6 +91,13 @@ pub struct CoinsCache<S: Store> {
     /// Dirty entries in `map` (what a flush of it writes).
     dirty: usize,
     budget: usize,
+    /// The txids of the coins added to `map` (a superset: bits are only set), so that BIP30's
+    /// question "may a coin of this transaction exist?" is answered without a lookup per output
+    /// ([`CoinsCache::may_hold_txid`]). Coins read from the store are left out: the store's
+    /// own answer covers them while it holds them, and once spent they are not unspent.
+    txids: TxidFilter,
+    /// The txid `txids` learnt last: a transaction's outputs are added one after another.
+    last_txid: Option<[u8; 32]>,
     writing: Option<Writing>,
     /// The thread that writes background flushes, one after another, started on first use.
     writer: Option<Writer>,
@@ -101,6 +109,8 @@ pub struct CoinsCache<S: Store> {
 struct Writing {
     /// The entries it writes; read-only, shared with the writer.
     map: Arc<OutPointMap<Entry>>,
+    /// The txids of the coins added to those entries while they were the cache's.
+    txids: TxidFilter,
     /// The number of coin records written, or the commit's error, once done.
     done: std::sync::Mutex<mpsc::Receiver<Result<usize, StoreError>>>,
 }
@@ -167,6 +177,11 @@ fn drop_prefetching(mut map: OutPointMap<Entry>) {
 /// How many entries ahead of the one it frees [`drop_prefetching`] asks for a script.
 const FREE_AHEAD: usize = 16;
 
+/// Txids the first stage of the cache's txid filter is sized for (8 KiB; each later stage holds
+/// four times as many): the filter starts again empty at every flush, and a small cache (or a
+/// chain of small blocks) should not pay for a large one.
+const CACHE_TXIDS_FIRST: usize = 1 << 12;
+
 impl<S: Store> CoinsCache<S> {
     /// An empty cache over `store` that asks to be flushed above `budget` bytes.
     pub fn new(store: S, budget: usize) -> CoinsCache<S> {
@@ -176,6 +191,8 @@ impl<S: Store> CoinsCache<S> {
             mem: 0,
             dirty: 0,
             budget,
+            txids: TxidFilter::with_first_capacity(CACHE_TXIDS_FIRST),
+            last_txid: None,
             writing: None,
             writer: None,
             writer_nice: 0,
@@ -194,10 +211,26 @@ impl<S: Store> CoinsCache<S> {
         &self.store
     }
 
-    /// Bytes used by the cache: its table (by capacity, not by the entries in it) and the
-    /// scripts its coins hold (not counting a flush still being written).
+    /// Bytes used by the cache: its table (by capacity, not by the entries in it), the
+    /// scripts its coins hold and its txid filter (not counting a flush still being written).
     pub fn mem_usage(&self) -> usize {
-        self.mem + table_mem(self.map.capacity())
+        self.mem + table_mem(self.map.capacity()) + self.txids.mem_usage()
+    }
+
+    /// Whether an unspent coin of the transaction `txid` may exist in the cache, a flush in
+    /// flight or the store: `false` only if none does (a filter of each layer's txids; the
+    /// store's own answer, [`Store::may_hold_txid`], for what it holds).
+    pub fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
+        self.txids.may_contain(txid)
+            || self.writing.as_ref().is_some_and(|w| w.txids.may_contain(txid))
+            || self.store.may_hold_txid(txid)
+    }
+
+    /// Hands the txid filter over with the entries it describes (to a flush) and starts an
+    /// empty one.
+    fn take_txids(&mut self) -> TxidFilter {
+        self.last_txid = None;
+        std::mem::replace(&mut self.txids, TxidFilter::with_first_capacity(CACHE_TXIDS_FIRST))
     }
 
     /// What the cache costs once handed to a flush: its own memory and what writing its
@@ -309,6 +342,10 @@ impl<S: Store> CoinsCache<S> {
     /// coinbase flag: only duplicate coinbases can overwrite), so it is not marked fresh.
     pub fn add(&mut self, op: OutPoint, coin: Coin, possible_overwrite: bool) {
         self.mem += coin.mem_usage();
+        if self.last_txid != Some(op.txid) {
+            self.txids.insert_all([op.txid]);
+            self.last_txid = Some(op.txid);
+        }
         // One lookup: most coins added are new to the cache.
         match self.map.entry(op) {
             Slot::Occupied(mut e) => {
@@ -408,6 +445,7 @@ impl<S: Store> CoinsCache<S> {
         }
         self.mem = 0;
         self.dirty = 0;
+        self.take_txids();
         free_elsewhere(map);
         Ok(n)
     }
@@ -433,13 +471,18 @@ impl<S: Store> CoinsCache<S> {
             }
             Err(e) => {
                 let map = Arc::try_unwrap(w.map).unwrap_or_else(|m| (*m).clone());
+                let mut back = Vec::new();
                 for (op, e) in map {
                     if e.dirty && !self.map.contains_key(&op) {
                         self.mem += entry_mem(e.coin.as_ref());
+                        if e.coin.is_some() {
+                            back.push(op.txid);
+                        }
                         self.map.insert(op, e);
                         self.dirty += 1;
                     }
                 }
+                self.txids.insert_all(back);
                 Err(e)
             }
         }
@@ -505,6 +548,7 @@ impl<S: Store + 'static> CoinsCache<S> {
         }
         let map = Arc::new(std::mem::take(&mut self.map));
         let dirty = std::mem::take(&mut self.dirty);
+        let txids = self.take_txids();
         self.mem = 0;
         let (answer, done) = mpsc::channel();
         let writer = self.writer.as_ref().expect("started above");
@@ -514,7 +558,7 @@ impl<S: Store + 'static> CoinsCache<S> {
             drop(map);
             self.writer = None;
         }
-        self.writing = Some(Writing { map, done: std::sync::Mutex::new(done) });
+        self.writing = Some(Writing { map, txids, done: std::sync::Mutex::new(done) });
         Ok(())
     }
 }

@@ -497,6 +497,9 @@ impl Store for DiskStore {
         use fjall::AbstractTree;
         self.block_cache_heap() + self.coins.tree.bloom_filter_size() + self.txids.mem_usage()
     }
+    fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
+        self.txids.may_contain(txid)
+    }
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         if !self.txids.may_contain(&op.txid) {
             return Ok(None);

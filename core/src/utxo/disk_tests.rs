@@ -79,7 +79,10 @@ fn disk_store_txid_filter_hides_no_coin() {
         let s = DiskStore::open(&dir).unwrap();
         assert_eq!(s.filter_read_back(), read_back);
         assert!(s.filter_mem_usage() > (1 << 16) * 2, "the reopened filter grew past its first stage");
+        let mut told_absent = 0;
         for i in 0..n {
+            assert!(s.may_hold_txid(&txid(i)), "tx {i}");
+            told_absent += usize::from(!s.may_hold_txid(&txid(i + n)));
             for v in 0..3 {
                 assert_eq!(s.get(&OutPoint { txid: txid(i), vout: v }).unwrap(), Some(coin(8)), "tx {i}:{v}");
             }
@@ -87,6 +90,9 @@ fn disk_store_txid_filter_hides_no_coin() {
             assert_eq!(s.get(&OutPoint { txid: txid(i + n), vout: 0 }).unwrap(), None);
         }
         assert_eq!(s.get(&OutPoint { txid: [0xab; 32], vout: 1 }).unwrap(), Some(coin(8)));
+        assert!(s.may_hold_txid(&[0xab; 32]));
+        // BIP30 skips a transaction's outputs on `false`: nearly every txid never stored gets it.
+        assert!(told_absent > n as usize * 99 / 100, "{told_absent} of {n} absent txids told absent");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -20,7 +20,7 @@
 //!
 //! Files: `coin` (the coin, its storage form and key, its MuHash element), `store` (the store
 //! trait, the flush batch and best-block record, the in-memory store), `disk` (fjall), `cache`
-//! (the write-back cache), `txid_filter` (the on-disk store's in-memory filter of txids), `outpoint_hash` (the salted hash of the coin tables), `prefetch` (a hint to bring memory in ahead of use), `set_hash` (the set's MuHash per block or over the whole set).
+//! (the write-back cache), `txid_filter` (in-memory filters of the txids the on-disk store and the cache hold), `outpoint_hash` (the salted hash of the coin tables), `prefetch` (a hint to bring memory in ahead of use), `set_hash` (the set's MuHash per block or over the whole set).
 
 mod cache;
 mod coin;
@@ -34,7 +34,6 @@ mod set_hash;
 mod store;
 #[cfg(test)]
 mod tests;
-#[cfg(all(feature = "store", not(target_arch = "wasm32")))]
 mod txid_filter;
 
 pub use cache::{CoinsCache, Entry, FLUSH_ENTRY_MEM};

@@ -121,6 +121,13 @@ pub trait Store: Send + Sync {
     fn resident_bytes(&self) -> usize {
         0
     }
+    /// Whether the store may hold a coin of the transaction `txid`: `false` only if it holds
+    /// none. A store that keeps no index of its txids answers `true`, and the caller looks each
+    /// output up ([`Store::get`]).
+    fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
+        let _ = txid;
+        true
+    }
     /// Calls `f` with every stored coin, in no particular order.
     fn for_each_coin(&self, f: &mut dyn FnMut(&OutPoint, &Coin)) -> Result<(), StoreError> {
         self.for_each_coin_in(0..TXID_PREFIXES, f)
@@ -162,6 +169,9 @@ impl Store for Box<dyn Store> {
     }
     fn get(&self, op: &OutPoint) -> Result<Option<Coin>, StoreError> {
         (**self).get(op)
+    }
+    fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
+        (**self).may_hold_txid(txid)
     }
     fn commit(&self, batch: FlushBatch<'_>) -> Result<(), StoreError> {
         (**self).commit(batch)

@@ -437,6 +437,12 @@ impl Store for Gated {
     fn resident_bytes(&self) -> usize {
         self.resident
     }
+    /// Exact: whether any stored coin is of `txid`.
+    fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
+        let mut held = false;
+        self.inner.for_each_coin(&mut |op, _| held |= op.txid == *txid).unwrap();
+        held
+    }
     fn for_each_coin_in(
         &self,
         prefixes: std::ops::Range<u32>,
@@ -616,4 +622,67 @@ fn dirty_count_is_what_the_flush_writes() {
         assert_eq!(c.dirty_len(), 0);
         assert_eq!(c.store().len(), unspent.len(), "round {round}");
     }
+}
+
+/// BIP30's shortcut asks the cache whether a coin of a txid may exist: the answer is `true` for
+/// every unspent coin wherever it lies (added to the cache, in a flush held in flight, in a
+/// flush whose commit failed and gave its entries back, in the store), and `false` for nearly
+/// every txid never added, so the shortcut is taken.
+#[test]
+fn may_hold_txid_covers_every_unspent_coin_wherever_it_lies() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut c = CoinsCache::new(Gated::default(), 1 << 30);
+    let _open_at_the_end = OpenOnDrop(c.store().gate.clone());
+    c.store().set_open(true);
+    let mut live: Vec<OutPoint> = Vec::new();
+    let check = |c: &CoinsCache<Gated>, live: &[OutPoint], when: &str| {
+        for op in live {
+            assert!(c.may_hold_txid(&op.txid), "{when}: {op:?} is unspent but its txid was said absent");
+        }
+        let absent = (0..2000u32).filter(|i| !c.may_hold_txid(&spread_txid(1 << 30 | i))).count();
+        assert!(absent > 1980, "{when}: {absent} of 2000 txids never added were said absent");
+    };
+    let mut next = 0u32;
+    for round in 0..9 {
+        // A few hundred transactions of one to three outputs, then every third coin spent.
+        for _ in 0..300 {
+            let txid = spread_txid(next);
+            for vout in 0..=next % 3 {
+                c.add(OutPoint { txid, vout }, coin(i64::from(next) + 1), false);
+                live.push(OutPoint { txid, vout });
+            }
+            next += 1;
+        }
+        let mut k = 0;
+        live.retain(|op| {
+            k += 1;
+            if k % 3 == 0 {
+                c.spend(op);
+            }
+            k % 3 != 0
+        });
+        check(&c, &live, &format!("round {round}, in the cache"));
+        match round % 3 {
+            0 => {
+                c.flush(meta(), vec![]).unwrap();
+                check(&c, &live, &format!("round {round}, flushed"));
+            }
+            1 => {
+                c.store().set_open(false);
+                c.flush_in_background(meta(), vec![]).unwrap();
+                check(&c, &live, &format!("round {round}, in flight"));
+                c.store().set_open(true);
+                c.land().unwrap();
+                check(&c, &live, &format!("round {round}, landed"));
+            }
+            _ => {
+                c.store().fail_next.store(true, SeqCst);
+                c.flush_in_background(meta(), vec![]).unwrap();
+                assert!(c.land().is_err());
+                check(&c, &live, &format!("round {round}, given back by a failed flush"));
+            }
+        }
+    }
+    c.flush(meta(), vec![]).unwrap();
+    check(&c, &live, "at the end");
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A filter over the txids the on-disk store holds coins of, so that a lookup of a coin it
-//! cannot hold is answered in memory.
+//! cannot hold is answered in memory; the coins cache keeps one over the coins added to it, so
+//! that BIP30 asks once per transaction rather than once per output whether any of its outputs
+//! may already exist (`CoinsCache::may_hold_txid`).
 //!
 //! Most lookups that miss the store are BIP30's: before a block's outputs are added, every one
 //! of them is looked up to show that it overwrites no unspent coin, and a new transaction's
@@ -91,6 +93,8 @@ fn stage_hash(h: u64, stage: usize) -> u64 {
 pub(crate) struct TxidFilter {
     /// The key of the filter's txid hash, drawn when the filter is made and saved with it.
     salt: [u64; 4],
+    /// Txids the first stage is sized for ([`FIRST_CAPACITY`] unless made smaller).
+    first: usize,
     stages: [OnceLock<Stage>; MAX_STAGES],
     /// Stages in use (published after the stage is set).
     live: AtomicUsize,
@@ -101,13 +105,22 @@ pub(crate) struct TxidFilter {
 impl TxidFilter {
     /// An empty filter (one stage) with a fresh salt.
     pub(crate) fn new() -> TxidFilter {
+        TxidFilter::with_first_capacity(FIRST_CAPACITY)
+    }
+
+    /// [`TxidFilter::new`] with a first stage sized for `first` txids (at least one), for a
+    /// filter that often starts again empty and is mostly small. Only a filter made by
+    /// [`TxidFilter::new`] can be read back from its bytes.
+    pub(crate) fn with_first_capacity(first: usize) -> TxidFilter {
+        let first = first.max(1);
         let f = TxidFilter {
             salt: fresh_salt(),
+            first,
             stages: Default::default(),
             live: AtomicUsize::new(1),
             newest_len: Mutex::new(0),
         };
-        let _ = f.stages[0].set(Stage::new(FIRST_CAPACITY));
+        let _ = f.stages[0].set(Stage::new(first));
         f
     }
 
@@ -120,7 +133,9 @@ impl TxidFilter {
     /// The filter as bytes: the salt, the number of live stages and the newest one's fill (LE
     /// u64 each), then each stage's words (LE u32). Taken under the insert lock, so no batch is
     /// half in it.
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        debug_assert_eq!(self.first, FIRST_CAPACITY, "only a filter made by new() is read back");
         let len = self.newest_len.lock().unwrap_or_else(|e| e.into_inner());
         let live = self.live.load(Ordering::Acquire);
         let mut out = Vec::with_capacity(48 + self.mem_usage());
@@ -137,6 +152,7 @@ impl TxidFilter {
 
     /// The filter [`TxidFilter::to_bytes`] wrote, or `None` if `b` is not one (wrong length,
     /// no stage or too many, a fill past its stage's capacity).
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     pub(crate) fn from_bytes(b: &[u8]) -> Option<TxidFilter> {
         let word = |i: usize| Some(u64::from_le_bytes(b.get(8 * i..8 * i + 8)?.try_into().ok()?));
         let salt = [word(0)?, word(1)?, word(2)?, word(3)?];
@@ -149,6 +165,7 @@ impl TxidFilter {
         }
         let f = TxidFilter {
             salt,
+            first: FIRST_CAPACITY,
             stages: Default::default(),
             live: AtomicUsize::new(live),
             newest_len: Mutex::new(0),
@@ -264,6 +281,7 @@ mod tests {
     /// travels with it), and takes inserts on; bytes of any other length or shape are refused,
     /// before a stage count they claim could allocate anything.
     #[test]
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     fn bytes_round_trip_and_refuse_other_shapes() {
         let f = TxidFilter::new();
         let held = txids(4, 350_000);
@@ -313,6 +331,7 @@ mod tests {
     /// fill rewritten): reading them back never panics, and whatever is accepted writes the
     /// same bytes again.
     #[test]
+    #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     fn damaged_bytes_are_refused_or_read_exactly() {
         let f = TxidFilter::new();
         f.insert_all(txids(7, 70_000));
