@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Txids the first stage is sized for; each later stage holds four times the one before.
+#[cfg_attr(not(all(feature = "store", not(target_arch = "wasm32"))), allow(dead_code))]
 const FIRST_CAPACITY: usize = 1 << 16;
 /// Filter bits per txid a stage is sized for.
 const BITS_PER_KEY: usize = 16;
@@ -93,8 +94,6 @@ fn stage_hash(h: u64, stage: usize) -> u64 {
 pub(crate) struct TxidFilter {
     /// The key of the filter's txid hash, drawn when the filter is made and saved with it.
     salt: [u64; 4],
-    /// Txids the first stage is sized for ([`FIRST_CAPACITY`] unless made smaller).
-    first: usize,
     stages: [OnceLock<Stage>; MAX_STAGES],
     /// Stages in use (published after the stage is set).
     live: AtomicUsize,
@@ -104,18 +103,18 @@ pub(crate) struct TxidFilter {
 
 impl TxidFilter {
     /// An empty filter (one stage) with a fresh salt.
+    #[cfg_attr(not(all(feature = "store", not(target_arch = "wasm32"))), allow(dead_code))]
     pub(crate) fn new() -> TxidFilter {
         TxidFilter::with_first_capacity(FIRST_CAPACITY)
     }
 
     /// [`TxidFilter::new`] with a first stage sized for `first` txids (at least one), for a
     /// filter that often starts again empty and is mostly small. Only a filter made by
-    /// [`TxidFilter::new`] can be read back from its bytes.
+    /// [`TxidFilter::new`] can be read back from its bytes (the stages' sizes are not saved).
     pub(crate) fn with_first_capacity(first: usize) -> TxidFilter {
         let first = first.max(1);
         let f = TxidFilter {
             salt: fresh_salt(),
-            first,
             stages: Default::default(),
             live: AtomicUsize::new(1),
             newest_len: Mutex::new(0),
@@ -135,7 +134,6 @@ impl TxidFilter {
     /// half in it.
     #[cfg(all(feature = "store", not(target_arch = "wasm32")))]
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        debug_assert_eq!(self.first, FIRST_CAPACITY, "only a filter made by new() is read back");
         let len = self.newest_len.lock().unwrap_or_else(|e| e.into_inner());
         let live = self.live.load(Ordering::Acquire);
         let mut out = Vec::with_capacity(48 + self.mem_usage());
@@ -165,7 +163,6 @@ impl TxidFilter {
         }
         let f = TxidFilter {
             salt,
-            first: FIRST_CAPACITY,
             stages: Default::default(),
             live: AtomicUsize::new(live),
             newest_len: Mutex::new(0),
