@@ -9,7 +9,7 @@ use common::harness::{regtest_1_206, BlockWithPrevouts, MAINNET_277647, MAINNET_
 use common::{block_bytes, mine, remine};
 use fullverify::chain::{self, Network};
 use fullverify::chainstate::{ChainError, Chainstate, ChainstateOptions};
-use fullverify::encode::{Block, OutPoint, TxIn, TxOut};
+use fullverify::encode::{Block, OutPoint, Transaction, TxIn, TxOut};
 use fullverify::script::{BackendVerifier, ScriptError, ScriptFlags};
 use fullverify::utxo::Coin;
 use fullverify::validation::{self, check_block_with_spent, verify_scripts, CheckOptions, SigMode};
@@ -539,4 +539,112 @@ fn bip30_overwrite_rejected_when_enforced() {
     }
     let want: Vec<OutPoint> = (0..2).map(|vout| OutPoint { txid: checked.txids[last], vout }).collect();
     assert_eq!(source.lookups, want, "only the held transaction's outputs, up to the overwrite");
+}
+
+/// Spends of the block's own outputs, as Core's view holds them while it connects a block: an
+/// earlier transaction's output is spendable once (a second spend is missing), a later
+/// transaction's output is not there yet, an unspendable (`OP_RETURN`) or absent output of an
+/// earlier transaction was never added, so the outpoint is looked for before the block (where
+/// only a duplicate txid could find one, BIP30 unenforced); the coins the block leaves come out
+/// in block order without those spent in it. Scripts are not run here (`verify_scripts` off).
+#[test]
+fn spends_of_the_blocks_own_outputs() {
+    let Some(raw) = regtest_1_206() else { return };
+    let p = Network::Regtest.params();
+    let template = Block::from_bytes(&raw[1]).unwrap();
+    let anyone = |v: i64| TxOut { value: v, script_pubkey: vec![0x51] };
+    let op_return = TxOut { value: 0, script_pubkey: vec![0x6a, 0x01, 0x07] };
+    let tx = |ins: &[OutPoint], outs: Vec<TxOut>| Transaction {
+        version: 2,
+        inputs: ins
+            .iter()
+            .map(|&prevout| TxIn { prevout, script_sig: vec![], sequence: u32::MAX, witness: vec![] })
+            .collect(),
+        outputs: outs,
+        lock_time: 0,
+    };
+    let funding = OutPoint { txid: [0xf0; 32], vout: 0 };
+    let extra = OutPoint { txid: [0xf1; 32], vout: 0 };
+    struct Held(std::collections::HashMap<OutPoint, Coin>);
+    impl validation::CoinSource for Held {
+        type Error = ();
+        fn coin(&mut self, op: &OutPoint) -> Result<Option<Coin>, ()> {
+            Ok(self.0.get(op).cloned())
+        }
+    }
+    let held = |extra_coins: &[OutPoint]| {
+        let coin = Coin { out: anyone(50_000), height: 0, coinbase: false };
+        Held([funding, extra].iter().chain(extra_coins).map(|&op| (op, coin.clone())).collect())
+    };
+    // The coinbase of block 1, its value taken down so that fees never matter.
+    let connect = |txs: Vec<Transaction>, source: &mut Held| {
+        let mut b = template.clone();
+        for o in &mut b.txdata[0].outputs {
+            o.value = 0;
+        }
+        b.txdata.truncate(1);
+        b.txdata.extend(txs);
+        remine(&mut b, true);
+        let checked = validation::check_block(&b, 1, p, Backend::detect()).unwrap();
+        let ctx = validation::ConnectContext {
+            params: p,
+            height: 1,
+            flags: validation::script_flags(p, 1, &checked.hash),
+            mtp: None,
+            enforce_bip30: false,
+            verify_scripts: false,
+            threads: 1,
+            backend: Backend::detect(),
+            sig_mode: validation::SigMode::Inline,
+        };
+        match validation::connect_block(&b, &checked, &ctx, source) {
+            Ok(out) => Ok((checked.txids, out.delta)),
+            Err(validation::ConnectError::Invalid(e)) => Err((e.reason, e.tx.map(|t| t.0), e.input)),
+            Err(e) => panic!("{e:?}"),
+        }
+    };
+    let missing = |t: usize, i: usize| Some(("bad-txns-inputs-missingorspent".to_string(), Some(t), Some(i)));
+
+    // tx1 spends the funding coin: outputs 0 and 2 spent by tx2, 1 unspendable, 3 left.
+    let tx1 = tx(&[funding], vec![anyone(10), op_return.clone(), anyone(20), anyone(5)]);
+    let t1 = tx1.txid();
+    let at = |vout| OutPoint { txid: t1, vout };
+    let tx2 = tx(&[at(2), at(0)], vec![anyone(30)]);
+    let (txids, delta) = connect(vec![tx1.clone(), tx2.clone()], &mut held(&[])).unwrap();
+    // (The coinbase's own coins come first.)
+    let created: Vec<&(OutPoint, Coin)> =
+        delta.created.iter().filter(|(op, _)| op.txid != txids[0]).collect();
+    let want = [(at(3), anyone(5)), (OutPoint { txid: txids[2], vout: 0 }, anyone(30))];
+    assert_eq!(created.len(), 2);
+    for ((op, coin), (want_op, want_out)) in created.into_iter().zip(want) {
+        assert_eq!((*op, coin), (want_op, &Coin { out: want_out, height: 1, coinbase: false }));
+    }
+    assert_eq!(delta.spent.iter().map(|(op, _)| *op).collect::<Vec<_>>(), vec![funding]);
+
+    // A second spend of an output spent earlier in the block.
+    let tx3 = tx(&[extra, at(0)], vec![anyone(1)]);
+    assert_eq!(connect(vec![tx1.clone(), tx2.clone(), tx3], &mut held(&[])).err(), missing(3, 1));
+    // An input spending twice in one transaction is CheckBlock's (bad-txns-inputs-duplicate);
+    // two transactions spending the same output of the block:
+    let tx3 = tx(&[at(2)], vec![anyone(1)]);
+    assert_eq!(connect(vec![tx1.clone(), tx2.clone(), tx3], &mut held(&[])).err(), missing(3, 0));
+    // The unspendable output and one past the last.
+    for vout in [1, 4, 9] {
+        let tx2 = tx(&[at(vout)], vec![anyone(1)]);
+        assert_eq!(connect(vec![tx1.clone(), tx2], &mut held(&[])).err(), missing(2, 0), "vout {vout}");
+    }
+    // The same transaction twice, not in a pair the merkle tree's mutation check catches
+    // (CheckBlock passes it): the second copy's input was spent by the first.
+    assert_eq!(connect(vec![tx1.clone(), tx1.clone()], &mut held(&[])).err(), missing(2, 0));
+    // An output of a later transaction.
+    let later = tx(&[extra], vec![anyone(7)]);
+    let early = tx(&[OutPoint { txid: later.txid(), vout: 0 }], vec![anyone(1)]);
+    assert_eq!(connect(vec![early, later], &mut held(&[])).err(), missing(1, 0));
+    // Where the block's own transaction added nothing (unspendable, past its last output), a
+    // coin of the same outpoint from before the block is what the input spends.
+    for vout in [1, 9] {
+        let tx2 = tx(&[at(vout)], vec![anyone(1)]);
+        let (_, delta) = connect(vec![tx1.clone(), tx2], &mut held(&[at(vout)])).unwrap();
+        assert_eq!(delta.spent.iter().map(|(op, _)| *op).collect::<Vec<_>>(), vec![funding, at(vout)]);
+    }
 }
