@@ -94,8 +94,9 @@ pub struct CoinsCache<S: Store> {
     /// The txids of the coins added to `map` (a superset: bits are only set), so that BIP30's
     /// question "may a coin of this transaction exist?" is answered without a lookup per output
     /// ([`CoinsCache::may_hold_txid`]). Coins read from the store are left out: the store's
-    /// own answer covers them while it holds them, and once spent they are not unspent.
-    txids: TxidFilter,
+    /// own answer covers them while it holds them, and once spent they are not unspent. Made
+    /// at the first coin added, so that an empty cache holds nothing.
+    txids: Option<TxidFilter>,
     /// The txid `txids` learnt last: a transaction's outputs are added one after another.
     last_txid: Option<[u8; 32]>,
     writing: Option<Writing>,
@@ -110,7 +111,7 @@ struct Writing {
     /// The entries it writes; read-only, shared with the writer.
     map: Arc<OutPointMap<Entry>>,
     /// The txids of the coins added to those entries while they were the cache's.
-    txids: TxidFilter,
+    txids: Option<TxidFilter>,
     /// The number of coin records written, or the commit's error, once done.
     done: std::sync::Mutex<mpsc::Receiver<Result<usize, StoreError>>>,
 }
@@ -191,7 +192,7 @@ impl<S: Store> CoinsCache<S> {
             mem: 0,
             dirty: 0,
             budget,
-            txids: TxidFilter::with_first_capacity(CACHE_TXIDS_FIRST),
+            txids: None,
             last_txid: None,
             writing: None,
             writer: None,
@@ -214,23 +215,31 @@ impl<S: Store> CoinsCache<S> {
     /// Bytes used by the cache: its table (by capacity, not by the entries in it), the
     /// scripts its coins hold and its txid filter (not counting a flush still being written).
     pub fn mem_usage(&self) -> usize {
-        self.mem + table_mem(self.map.capacity()) + self.txids.mem_usage()
+        self.mem + table_mem(self.map.capacity()) + self.txids.as_ref().map_or(0, TxidFilter::mem_usage)
     }
 
     /// Whether an unspent coin of the transaction `txid` may exist in the cache, a flush in
     /// flight or the store: `false` only if none does (a filter of each layer's txids; the
     /// store's own answer, [`Store::may_hold_txid`], for what it holds).
     pub fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
-        self.txids.may_contain(txid)
-            || self.writing.as_ref().is_some_and(|w| w.txids.may_contain(txid))
+        let held = |f: &Option<TxidFilter>| f.as_ref().is_some_and(|f| f.may_contain(txid));
+        held(&self.txids)
+            || self.writing.as_ref().is_some_and(|w| held(&w.txids))
             || self.store.may_hold_txid(txid)
     }
 
-    /// Hands the txid filter over with the entries it describes (to a flush) and starts an
-    /// empty one.
-    fn take_txids(&mut self) -> TxidFilter {
+    /// Hands the txid filter over with the entries it describes (to a flush); the next coin
+    /// added starts a new one.
+    fn take_txids(&mut self) -> Option<TxidFilter> {
         self.last_txid = None;
-        std::mem::replace(&mut self.txids, TxidFilter::with_first_capacity(CACHE_TXIDS_FIRST))
+        self.txids.take()
+    }
+
+    /// Enters `txids` into the cache's txid filter, made if there is none.
+    fn learn_txids(&mut self, txids: impl IntoIterator<Item = [u8; 32]>) {
+        self.txids
+            .get_or_insert_with(|| TxidFilter::with_first_capacity(CACHE_TXIDS_FIRST))
+            .insert_all(txids);
     }
 
     /// What the cache costs once handed to a flush: its own memory and what writing its
@@ -343,7 +352,7 @@ impl<S: Store> CoinsCache<S> {
     pub fn add(&mut self, op: OutPoint, coin: Coin, possible_overwrite: bool) {
         self.mem += coin.mem_usage();
         if self.last_txid != Some(op.txid) {
-            self.txids.insert_all([op.txid]);
+            self.learn_txids([op.txid]);
             self.last_txid = Some(op.txid);
         }
         // One lookup: most coins added are new to the cache.
@@ -482,7 +491,9 @@ impl<S: Store> CoinsCache<S> {
                         self.dirty += 1;
                     }
                 }
-                self.txids.insert_all(back);
+                if !back.is_empty() {
+                    self.learn_txids(back);
+                }
                 Err(e)
             }
         }
