@@ -122,8 +122,9 @@ pub trait Store: Send + Sync {
         0
     }
     /// Whether the store may hold a coin of the transaction `txid`: `false` only if it holds
-    /// none. A store that keeps no index of its txids answers `true`, and the caller looks each
-    /// output up ([`Store::get`]).
+    /// none, including the coins of a commit still being written (a reader may see them as soon
+    /// as [`Store::get`] can). A store that keeps no index of its txids answers `true`, and the
+    /// caller looks each output up.
     fn may_hold_txid(&self, txid: &[u8; 32]) -> bool {
         let _ = txid;
         true
