@@ -233,16 +233,15 @@ pub(super) fn connect_inputs<S: CoinSource>(
     let n_inputs = block.spending_inputs();
     let mut own: HashMap<[u8; 32], usize, SaltedOutPoints> =
         HashMap::with_capacity_and_hasher(block.txdata.len(), SaltedOutPoints);
+    let mut n_outputs = 0;
     let first_output: Vec<usize> = block
         .txdata
         .iter()
-        .scan(0, |n, tx| {
-            let first = *n;
-            *n += tx.outputs.len();
-            Some(first)
+        .map(|tx| {
+            n_outputs += tx.outputs.len();
+            n_outputs - tx.outputs.len()
         })
         .collect();
-    let n_outputs: usize = block.txdata.iter().map(|tx| tx.outputs.len()).sum();
     let mut spent_here = vec![false; n_outputs];
     let mut spent_before = OutPointSet::with_capacity_and_hasher(n_inputs, Default::default());
     let mut delta_spent: Vec<(OutPoint, Coin)> = Vec::with_capacity(n_inputs);
