@@ -432,6 +432,31 @@ fn mutated_regtest_blocks_rejected_with_core_reasons() {
         mutate(&|b| b.txdata[0].outputs.push(TxOut { value: 0, script_pubkey: vec![0xac; 20_001] }), true);
     case(&mut cs, "sigops", b, "bad-blk-sigops");
 
+    // Legacy sigops at `CheckBlock`'s limit (a cost of 80,000) and the spends' P2SH and witness
+    // sigops beyond it: only the connection, which adds the part that needs the spent outputs
+    // to the legacy count, rejects the block.
+    let legacy = fullverify::script::sigops::block_legacy_sigop_count(&good);
+    let spent_out = |o: &OutPoint, cs: &mut Chainstate| match cs.coin(o).unwrap() {
+        Some(c) => c.out,
+        None => good.txdata.iter().find(|t| t.txid() == o.txid).expect("an earlier output").outputs
+            [o.vout as usize]
+            .clone(),
+    };
+    let flags = ScriptFlags::P2SH | ScriptFlags::WITNESS;
+    let spends: u64 = good.txdata[1..]
+        .iter()
+        .map(|t| {
+            let outs: Vec<TxOut> = t.inputs.iter().map(|i| spent_out(&i.prevout, &mut cs)).collect();
+            fullverify::script::sigops::spent_sigop_cost(t, &outs, flags)
+        })
+        .sum();
+    assert!(spends >= 1, "the block's spends carry sigops");
+    let fill = (20_000 - legacy) as usize;
+    let b = mutate(&|b| b.txdata[0].outputs.push(TxOut { value: 0, script_pubkey: vec![0xac; fill] }), true);
+    let params = Network::Regtest.params();
+    assert!(validation::check_block(&b, target as u32, params, Backend::detect()).is_ok());
+    case(&mut cs, "sigops with the spent outputs", b, "bad-blk-sigops");
+
     // A witness commitment that does not match.
     let b = mutate(&|b| b.txdata[spend_ix].inputs[0].witness[0][10] ^= 1, false);
     case(&mut cs, "witness commitment", b, "bad-witness-merkle-match");

@@ -124,19 +124,29 @@ pub fn block_legacy_sigop_count(block: &Block) -> u64 {
 /// # Panics
 /// If `tx` is not a coinbase and `spent_outputs` does not hold one output per input.
 pub fn transaction_sigop_cost(tx: &Transaction, spent_outputs: &[TxOut], flags: ScriptFlags) -> u64 {
-    let scale = WITNESS_SCALE_FACTOR as u64;
-    let mut cost = tx_legacy_sigop_count(tx) as u64 * scale;
+    tx_legacy_sigop_count(tx) as u64 * WITNESS_SCALE_FACTOR as u64
+        + spent_sigop_cost(tx, spent_outputs, flags)
+}
+
+/// The part of [`transaction_sigop_cost`] that depends on the spent outputs: `4 × P2SH (with
+/// the P2SH flag) + witness (with the WITNESS flag)`; 0 for a coinbase. Block validation adds
+/// it to the legacy count `CheckBlock` already took.
+///
+/// # Panics
+/// If `tx` is not a coinbase and `spent_outputs` does not hold one output per input.
+pub fn spent_sigop_cost(tx: &Transaction, spent_outputs: &[TxOut], flags: ScriptFlags) -> u64 {
     if tx.is_coinbase() {
-        return cost;
+        return 0;
     }
     assert_eq!(spent_outputs.len(), tx.inputs.len(), "one spent output per input");
     let spends = tx.inputs.iter().zip(spent_outputs);
+    let mut cost = 0;
     if flags.contains(ScriptFlags::P2SH) {
         cost += spends
             .clone()
             .map(|(i, o)| p2sh_sigop_count(&o.script_pubkey, &i.script_sig) as u64)
             .sum::<u64>()
-            * scale;
+            * WITNESS_SCALE_FACTOR as u64;
     }
     cost + spends
         .map(|(i, o)| witness_sigop_count(&i.script_sig, &o.script_pubkey, &i.witness, flags) as u64)

@@ -32,6 +32,9 @@ pub struct CheckedBlock {
     /// The root the coinbase's witness commitment must match, when it has a commitment output
     /// (whether it must depends on the height: [`contextual_check_block`]).
     pub(super) witness_root: Option<[u8; 32]>,
+    /// Each transaction's legacy sigop count (`GetLegacySigOpCount`), in block order: the
+    /// part of its sigop cost that needs no spent output, which the connection adds to.
+    pub(super) legacy_sigops: Vec<u32>,
 }
 
 /// `CheckBlock` (the proof of work included). `height` only labels errors.
@@ -96,8 +99,11 @@ pub fn check_block_with_txids(
     for (i, tx) in block.txdata.iter().enumerate() {
         tx.check().map_err(|e| at(e.reason(), i))?;
     }
+    let mut legacy_sigops = Vec::with_capacity(block.txdata.len());
     for (i, tx) in block.txdata.iter().enumerate() {
-        sigops += tx_legacy_sigop_count(tx) as u64;
+        let n = tx_legacy_sigop_count(tx);
+        legacy_sigops.push(n);
+        sigops += n as u64;
         if sigops * WITNESS_SCALE_FACTOR as u64 > MAX_BLOCK_SIGOPS_COST {
             return Err(at("bad-blk-sigops", i));
         }
@@ -107,7 +113,7 @@ pub fn check_block_with_txids(
     // `Block::weight` with the base size of the length check above.
     let weight = weight_from_sizes(base_size, block.total_size());
     let witness_root = witness_root(block);
-    Ok(CheckedBlock { hash, txids, weight, witness_root })
+    Ok(CheckedBlock { hash, txids, weight, witness_root, legacy_sigops })
 }
 
 /// `IsFinalTx`.

@@ -9,9 +9,9 @@ use super::scripts::script_failure;
 use crate::backend::Backend;
 use crate::chain::{ChainParams, COINBASE_MATURITY};
 use crate::crew::Side;
-use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY};
+use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY, WITNESS_SCALE_FACTOR};
 use crate::script::opcodes::is_unspendable;
-use crate::script::sigops::transaction_sigop_cost;
+use crate::script::sigops::spent_sigop_cost;
 use crate::script::ScriptFlags;
 use crate::utxo::{Coin, OutPointSet, SaltedOutPoints};
 use std::collections::HashMap;
@@ -325,7 +325,9 @@ pub(super) fn connect_inputs<S: CoinSource>(
             }
         }
         let outs: Vec<TxOut> = coins.into_iter().map(|c| c.out).collect();
-        sigops += transaction_sigop_cost(tx, &outs, ctx.flags);
+        // `GetTransactionSigOpCost`, its legacy part counted by `CheckBlock`.
+        sigops += u64::from(checked.legacy_sigops[t]) * WITNESS_SCALE_FACTOR as u64
+            + spent_sigop_cost(tx, &outs, ctx.flags);
         if sigops > MAX_BLOCK_SIGOPS_COST {
             return Err(at("bad-blk-sigops", t, None));
         }
