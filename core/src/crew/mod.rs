@@ -557,13 +557,16 @@ thread_local! {
 /// Tells the calling thread's crew that its next job is not near (serial work comes first, such
 /// as applying a block after its scripts): helpers waiting for it park now instead of spinning
 /// until their budget runs out and parking then. The next job wakes them as any job does.
-/// Nothing when the thread has no crew or calls from inside a job.
+/// Nothing when the thread has no crew, calls from inside a job, or has said so since its last
+/// job (the helpers already know: none is woken again).
 pub(crate) fn rest_helpers() {
     CREW.with(|c| {
         if let Ok(slot) = c.try_borrow() {
             if let Some(crew) = &*slot {
                 let s = &*crew.shared;
-                s.rest.store(true, Ordering::Release);
+                if s.rest.swap(true, Ordering::AcqRel) {
+                    return;
+                }
                 if s.idle.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
                     s.look_again();
                 }

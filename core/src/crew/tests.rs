@@ -290,6 +290,10 @@ fn idle_work_runs_between_jobs_while_the_caller_rests() {
             budget.store(3, Ordering::Release);
             std::thread::sleep(Duration::from_millis(20));
             assert_eq!(units.lock().unwrap().len(), 3 * round);
+            // Saying it again before the next job wakes nobody: the helpers already know.
+            rest_helpers();
+            std::thread::sleep(Duration::from_millis(20));
+            assert_eq!(units.lock().unwrap().len(), 3 * round, "round {round}: a second rest");
             in_job.store(true, Ordering::Release);
             all_arrive(2, || ());
             in_job.store(false, Ordering::Release);

@@ -312,6 +312,10 @@ pub(super) fn verify_scripts_beside(
         let claims: Vec<(u32, Claim)> = all.claim_owner.drain(..).zip(all.claims.drain(..)).collect();
         doubt.sort_unstable();
         let (bad, mut memo) = verify_recorded(&all, &claims, &doubt, &c);
+        // The block's last job, unless a check failed: the helpers rest (reading ahead) while
+        // this thread settles the multisig claims and the block is applied; a job asked for
+        // below wakes them as any job does.
+        crate::crew::rest_helpers();
         let mut suspects: Vec<u32> = Vec::new();
         for (owner, multisig) in bad {
             if multisig {
