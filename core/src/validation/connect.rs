@@ -165,28 +165,58 @@ pub fn connect_block_beside<S: CoinSource + Send, T: Send>(
     source: &mut S,
     beside: impl FnOnce(&mut S) -> T + Send,
 ) -> (Result<ConnectOutcome, ConnectError<S::Error>>, Option<T>) {
-    let (mut out, spent_outs) = match connect_inputs(block, checked, ctx, source) {
+    let connected = match connect_inputs(block, checked, ctx, source) {
         Ok(c) => c,
         Err(e) => return (Err(e), None),
     };
     if !ctx.verify_scripts {
-        return (Ok(out), Some(beside(source)));
+        return (Ok(connected.into_outcome()), Some(beside(source)));
     }
     let ts = Instant::now();
     let mut beside_result = None;
     let side = Side::new(|| beside_result = Some(beside(source)));
     let checks = Checks { flags: ctx.flags, threads: ctx.threads, backend: ctx.backend, mode: ctx.sig_mode };
-    let r = verify_scripts_beside(&block.txdata, &spent_outs, checks, &side);
+    let r = verify_scripts_beside(&block.txdata, &connected.spent_outs, checks, &side);
     // Applying the block and connecting the next one's inputs come before the next job.
     crate::crew::rest_helpers();
     drop(side);
-    out.scripts = ts.elapsed();
-    let r = r.map(|()| out).map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)));
+    let scripts = ts.elapsed();
+    let r = r
+        .map(|()| ConnectOutcome { scripts, ..connected.into_outcome() })
+        .map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)));
     (r, beside_result)
 }
 
-/// What [`connect_inputs`] gives: the outcome and the outputs spent by each transaction.
-type Connected = (ConnectOutcome, Vec<Vec<TxOut>>);
+/// What [`connect_inputs`] gives: the outcome, whose spent coins (`delta.spent`) have no script
+/// yet, the outputs spent by each transaction, and where each spent coin's output is among them.
+/// The scripts are put in once the spent outputs are no longer needed ([`Connected::into_outcome`])
+/// or copied where they still are ([`Connected::keeping_spent_outputs`]), so a coin read from
+/// the source is copied once, not twice.
+pub(super) struct Connected {
+    out: ConnectOutcome,
+    spent_outs: Vec<Vec<TxOut>>,
+    /// (transaction, input) of each coin of `out.delta.spent`, in its order.
+    spent_at: Vec<(u32, u32)>,
+}
+
+impl Connected {
+    /// The outcome, the spent outputs' scripts moved into its spent coins.
+    fn into_outcome(mut self) -> ConnectOutcome {
+        for ((_, coin), &(t, i)) in self.out.delta.spent.iter_mut().zip(&self.spent_at) {
+            coin.out.script_pubkey =
+                std::mem::take(&mut self.spent_outs[t as usize][i as usize].script_pubkey);
+        }
+        self.out
+    }
+
+    /// The outcome, its spent coins' scripts copied, and the outputs spent by each transaction.
+    pub(super) fn keeping_spent_outputs(mut self) -> (ConnectOutcome, Vec<Vec<TxOut>>) {
+        for ((_, coin), &(t, i)) in self.out.delta.spent.iter_mut().zip(&self.spent_at) {
+            coin.out.script_pubkey.clone_from(&self.spent_outs[t as usize][i as usize].script_pubkey);
+        }
+        (self.out, self.spent_outs)
+    }
+}
 
 /// Everything [`connect_block`] checks except the input scripts, and the outputs spent by each
 /// transaction (empty for the coinbase), which the scripts are verified against.
@@ -245,6 +275,7 @@ pub(super) fn connect_inputs<S: CoinSource>(
     let mut spent_here = vec![false; n_outputs];
     let mut spent_before = OutPointSet::with_capacity_and_hasher(n_inputs, Default::default());
     let mut delta_spent: Vec<(OutPoint, Coin)> = Vec::with_capacity(n_inputs);
+    let mut spent_at: Vec<(u32, u32)> = Vec::with_capacity(n_inputs);
     let mut spent_outs: Vec<Vec<TxOut>> = Vec::with_capacity(block.txdata.len());
     let (mut fees, mut sigops, mut inputs) = (0i64, 0u64, 0usize);
     for (t, tx) in block.txdata.iter().enumerate() {
@@ -278,7 +309,11 @@ pub(super) fn connect_inputs<S: CoinSource>(
                     match source.coin(&inp.prevout).map_err(ConnectError::Source)? {
                         Some(c) => {
                             spent_before.insert(inp.prevout);
-                            delta_spent.push((inp.prevout, c.clone()));
+                            // The script comes when the scripts are done with it (see
+                            // `Connected`).
+                            let out = TxOut { value: c.out.value, script_pubkey: Vec::new() };
+                            delta_spent.push((inp.prevout, Coin { out, ..c }));
+                            spent_at.push((t as u32, i as u32));
                             Some(c)
                         }
                         None => None,
@@ -362,5 +397,5 @@ pub(super) fn connect_inputs<S: CoinSource>(
         bip30,
         scripts: Duration::ZERO,
     };
-    Ok((out, spent_outs))
+    Ok(Connected { out, spent_outs, spent_at })
 }

@@ -354,7 +354,8 @@ fn connect_with_spent(
         ConnectError::Source(never) => match never {},
     };
     let mut source = ListSource(map);
-    let (mut out, spent_outs) = connect_inputs(block, &checked, &ctx, &mut source).map_err(invalid)?;
+    let (mut out, spent_outs) =
+        connect_inputs(block, &checked, &ctx, &mut source).map_err(invalid)?.keeping_spent_outputs();
     if verify_scripts {
         let ts = Instant::now();
         verify_scripts_with(&block.txdata, &spent_outs, ctx.flags, threads, backend, sig_mode)
