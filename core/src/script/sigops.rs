@@ -124,13 +124,25 @@ pub fn block_legacy_sigop_count(block: &Block) -> u64 {
 /// # Panics
 /// If `tx` is not a coinbase and `spent_outputs` does not hold one output per input.
 pub fn transaction_sigop_cost(tx: &Transaction, spent_outputs: &[TxOut], flags: ScriptFlags) -> u64 {
-    tx_legacy_sigop_count(tx) as u64 * WITNESS_SCALE_FACTOR as u64
-        + spent_sigop_cost(tx, spent_outputs, flags)
+    transaction_sigop_cost_with_legacy(tx, tx_legacy_sigop_count(tx), spent_outputs, flags)
+}
+
+/// [`transaction_sigop_cost`] with the transaction's legacy count ([`tx_legacy_sigop_count`])
+/// given, as block validation has it from `CheckBlock`.
+///
+/// # Panics
+/// If `tx` is not a coinbase and `spent_outputs` does not hold one output per input.
+pub fn transaction_sigop_cost_with_legacy(
+    tx: &Transaction,
+    legacy: u32,
+    spent_outputs: &[TxOut],
+    flags: ScriptFlags,
+) -> u64 {
+    u64::from(legacy) * WITNESS_SCALE_FACTOR as u64 + spent_sigop_cost(tx, spent_outputs, flags)
 }
 
 /// The part of [`transaction_sigop_cost`] that depends on the spent outputs: `4 × P2SH (with
-/// the P2SH flag) + witness (with the WITNESS flag)`; 0 for a coinbase. Block validation adds
-/// it to the legacy count `CheckBlock` already took.
+/// the P2SH flag) + witness (with the WITNESS flag)`; 0 for a coinbase.
 ///
 /// # Panics
 /// If `tx` is not a coinbase and `spent_outputs` does not hold one output per input.

@@ -9,9 +9,9 @@ use super::scripts::script_failure;
 use crate::backend::Backend;
 use crate::chain::{ChainParams, COINBASE_MATURITY};
 use crate::crew::Side;
-use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY, WITNESS_SCALE_FACTOR};
+use crate::encode::{Block, OutPoint, Transaction, TxOut, MAX_MONEY};
 use crate::script::opcodes::is_unspendable;
-use crate::script::sigops::spent_sigop_cost;
+use crate::script::sigops::transaction_sigop_cost_with_legacy;
 use crate::script::ScriptFlags;
 use crate::utxo::{Coin, OutPointSet, SaltedOutPoints};
 use std::collections::HashMap;
@@ -202,19 +202,21 @@ pub(super) struct Connected {
 impl Connected {
     /// The outcome, the spent outputs' scripts moved into its spent coins.
     fn into_outcome(mut self) -> ConnectOutcome {
-        for ((_, coin), &(t, i)) in self.out.delta.spent.iter_mut().zip(&self.spent_at) {
-            coin.out.script_pubkey =
-                std::mem::take(&mut self.spent_outs[t as usize][i as usize].script_pubkey);
-        }
+        self.put_scripts(std::mem::take);
         self.out
     }
 
     /// The outcome, its spent coins' scripts copied, and the outputs spent by each transaction.
     pub(super) fn keeping_spent_outputs(mut self) -> (ConnectOutcome, Vec<Vec<TxOut>>) {
-        for ((_, coin), &(t, i)) in self.out.delta.spent.iter_mut().zip(&self.spent_at) {
-            coin.out.script_pubkey.clone_from(&self.spent_outs[t as usize][i as usize].script_pubkey);
-        }
+        self.put_scripts(|s| s.clone());
         (self.out, self.spent_outs)
+    }
+
+    /// Gives each spent coin the script `script` makes of its spent output's.
+    fn put_scripts(&mut self, script: impl Fn(&mut Vec<u8>) -> Vec<u8>) {
+        for ((_, coin), &(t, i)) in self.out.delta.spent.iter_mut().zip(&self.spent_at) {
+            coin.out.script_pubkey = script(&mut self.spent_outs[t as usize][i as usize].script_pubkey);
+        }
     }
 }
 
@@ -361,8 +363,7 @@ pub(super) fn connect_inputs<S: CoinSource>(
         }
         let outs: Vec<TxOut> = coins.into_iter().map(|c| c.out).collect();
         // `GetTransactionSigOpCost`, its legacy part counted by `CheckBlock`.
-        sigops += u64::from(checked.legacy_sigops[t]) * WITNESS_SCALE_FACTOR as u64
-            + spent_sigop_cost(tx, &outs, ctx.flags);
+        sigops += transaction_sigop_cost_with_legacy(tx, checked.legacy_sigops[t], &outs, ctx.flags);
         if sigops > MAX_BLOCK_SIGOPS_COST {
             return Err(at("bad-blk-sigops", t, None));
         }
