@@ -368,7 +368,8 @@ impl Prefetch<'_> {
     /// found. A store error ends the reading ahead (the block's own fetch will meet it).
     pub fn block(&mut self, block: &PreparedBlock) -> usize {
         let (Ok(b), Ok(checked)) = (&block.block, &block.checked) else { return 0 };
-        let own: std::collections::HashSet<&[u8; 32]> = checked.txids.iter().collect();
+        let own: std::collections::HashSet<&[u8; 32], crate::utxo::SaltedOutPoints> =
+            checked.txids.iter().collect();
         let mut found = 0;
         for inp in b.txdata.iter().skip(1).flat_map(|t| &t.inputs) {
             if own.contains(&inp.prevout.txid) {

@@ -14,6 +14,7 @@
 
 use crate::script::interpreter::{MultisigClaim, MultisigKey};
 use crate::secp256k1::ecdsa;
+use crate::utxo::SaltedOutPoints;
 use std::collections::{HashMap, HashSet};
 
 /// A deferred ECDSA check: the key's bytes (parsed later, many at once), the message, the
@@ -46,8 +47,11 @@ impl KeyBytes {
 /// answer).
 pub(super) type MemoKey = (KeyBytes, [u8; 32], [u8; 64]);
 
-/// Exact answers of `CHECKMULTISIG` checks verified.
-pub(super) type Memo = HashMap<MemoKey, bool>;
+/// Exact answers of `CHECKMULTISIG` checks verified. Hashed with the coin tables' salted
+/// folded multiply ([`SaltedOutPoints`], correct for any key), not SipHash: a key is 163
+/// bytes, and hashing them for the memo and the walks' asks was about 1 % of a two-thread
+/// replay's samples, half of it on the validating thread after the signature job.
+pub(super) type Memo = HashMap<MemoKey, bool, SaltedOutPoints>;
 
 /// The memo key of a check.
 pub(super) fn memo_key(item: &EcdsaItem) -> MemoKey {
@@ -147,7 +151,7 @@ enum Walk {
 /// The checks a round of walks asks for, each once.
 #[derive(Default)]
 struct Asked {
-    keys: HashSet<MemoKey>,
+    keys: HashSet<MemoKey, SaltedOutPoints>,
     items: Vec<EcdsaItem>,
 }
 
@@ -303,7 +307,7 @@ mod tests {
         let sigs: Vec<(&[u8], [u8; 32])> = sig_bytes.iter().map(|s| (&s[..], [9u8; 32])).collect();
         // 2-of-3 over keys 0..3; `valid[i][j]`: signature i matches key j.
         let run = |valid: [[bool; 3]; 2], keys: &[MultisigKey<'_>]| {
-            let mut memo = Memo::new();
+            let mut memo = Memo::default();
             for (i, row) in valid.iter().enumerate() {
                 for (j, &v) in row.iter().enumerate() {
                     memo.insert(memo_key(&item(&keys_b[j], &sig_bytes[i], [9; 32])), v);
@@ -325,7 +329,7 @@ mod tests {
         assert_eq!(run([[t, f, f], [f, f, f]], &all), Walk::Fails);
         assert_eq!(run([[f, f, f], [f, t, t]], &all), Walk::Fails);
         // Once fewer keys are left than signatures the walk stops, asking for nothing more.
-        let mut memo = Memo::new();
+        let mut memo = Memo::default();
         for k in &keys_b[..2] {
             memo.insert(memo_key(&item(k, &sig_bytes[0], [9; 32])), false);
         }
@@ -357,7 +361,7 @@ mod tests {
         let claims = vec![(3u32, claim()), (5, claim()), (9, claim())];
         // Known: the first signature does not match key 0 (what the deferred run assumed).
         let known = || {
-            let mut memo = Memo::new();
+            let mut memo = Memo::default();
             memo.insert(memo_key(&item(&keys_b[0], &d1, [1; 32])), false);
             memo
         };
@@ -387,6 +391,6 @@ mod tests {
         let bad = [(&[0xff][..], [1u8; 32]), (&d2[..], [2u8; 32])];
         let claims = vec![(1u32, Claim::record(&MultisigClaim { sigs: &bad, keys: &keys }))];
         let verify = |items: &[EcdsaItem]| -> Vec<bool> { panic!("asked for {} checks", items.len()) };
-        assert_eq!(settle(&claims, &[1], &mut Memo::new(), verify), vec![1]);
+        assert_eq!(settle(&claims, &[1], &mut Memo::default(), verify), vec![1]);
     }
 }
