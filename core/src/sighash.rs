@@ -106,6 +106,48 @@ pub struct TxContext<'a> {
     /// inputs[0..i]` (other inputs' form under SIGHASH_ALL: empty script, own sequence) for
     /// every `i`, built in one pass the first time an ALL-class input asks.
     legacy_prefix: OnceLock<Vec<Sha256>>,
+    /// The transaction as every ALL-class legacy preimage has it but for the signing input's
+    /// script: `nVersion || count || inputs (each with an empty script) || count || outputs ||
+    /// nLockTime`, built the first time an ALL-class input asks (see [`LegacyImage`]).
+    legacy_image: OnceLock<LegacyImage>,
+}
+
+/// The bytes of a transaction's ALL-class legacy preimages that every input shares: each
+/// input's record is 41 bytes (outpoint, an empty script's length, sequence) from `inputs_at`
+/// on. An input's preimage is these bytes with its record's script replaced by the script code,
+/// then the hash type: five absorptions of slices in place of a few for every input and output.
+#[derive(Debug)]
+struct LegacyImage {
+    bytes: Vec<u8>,
+    inputs_at: usize,
+}
+
+/// The length of an input's record in a [`LegacyImage`]: outpoint, `0x00`, sequence.
+const LEGACY_INPUT_LEN: usize = 36 + 1 + 4;
+
+impl LegacyImage {
+    fn of(tx: &Transaction) -> LegacyImage {
+        let mut bytes = Vec::with_capacity(tx.base_size());
+        bytes.extend_from_slice(&tx.version.to_le_bytes());
+        write_compact_size(&mut bytes, tx.inputs.len() as u64);
+        let inputs_at = bytes.len();
+        for input in &tx.inputs {
+            input.prevout.encode(&mut bytes);
+            bytes.push(0);
+            bytes.extend_from_slice(&input.sequence.to_le_bytes());
+        }
+        write_compact_size(&mut bytes, tx.outputs.len() as u64);
+        for o in &tx.outputs {
+            o.encode(&mut bytes);
+        }
+        bytes.extend_from_slice(&tx.lock_time.to_le_bytes());
+        LegacyImage { bytes, inputs_at }
+    }
+
+    /// Where input `i`'s record starts.
+    fn input_at(&self, i: usize) -> usize {
+        self.inputs_at + i * LEGACY_INPUT_LEN
+    }
 }
 
 /// Transactions with at least this many inputs get [`TxContext`]'s legacy prefix engines.
@@ -140,6 +182,7 @@ impl<'a> TxContext<'a> {
             bip143_prefix_all: OnceLock::new(),
             bip341_prefix: OnceLock::new(),
             legacy_prefix: OnceLock::new(),
+            legacy_image: OnceLock::new(),
         }
     }
 
@@ -224,37 +267,31 @@ impl<'a> TxContext<'a> {
         let base = hash_type & 0x1f;
         let all_class =
             hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE;
-        if !all_class || tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS || input_index >= tx.inputs.len() {
+        if !all_class || input_index >= tx.inputs.len() {
             return legacy_sighash(tx, input_index, script_code, hash_type);
         }
-        let prefixes = self.legacy_prefix.get_or_init(|| {
-            let mut e = Sha256::new();
-            e.update(&tx.version.to_le_bytes());
-            write_compact_size(&mut e, tx.inputs.len() as u64);
-            let mut v = Vec::with_capacity(tx.inputs.len());
-            for input in &tx.inputs {
-                v.push(e.clone());
-                input.prevout.encode(&mut e);
-                e.update(&[0]);
-                e.update(&input.sequence.to_le_bytes());
-            }
-            v
-        });
-        let mut e = prefixes[input_index].clone();
-        for (i, input) in tx.inputs.iter().enumerate().skip(input_index) {
-            input.prevout.encode(&mut e);
-            if i == input_index {
-                write_script_code(&mut e, script_code);
-            } else {
-                e.update(&[0]);
-            }
-            e.update(&input.sequence.to_le_bytes());
-        }
-        write_compact_size(&mut e, tx.outputs.len() as u64);
-        for o in &tx.outputs {
-            o.encode(&mut e);
-        }
-        e.update(&tx.lock_time.to_le_bytes());
+        let image = self.legacy_image.get_or_init(|| LegacyImage::of(tx));
+        let at = image.input_at(input_index);
+        let mut e = if tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS {
+            Sha256::new().chain(&image.bytes[..at])
+        } else {
+            let prefixes = self.legacy_prefix.get_or_init(|| {
+                let mut e = Sha256::new().chain(&image.bytes[..image.inputs_at]);
+                let mut v = Vec::with_capacity(tx.inputs.len());
+                for i in 0..tx.inputs.len() {
+                    v.push(e.clone());
+                    let r = image.input_at(i);
+                    e.update(&image.bytes[r..r + LEGACY_INPUT_LEN]);
+                }
+                v
+            });
+            prefixes[input_index].clone()
+        };
+        // The record's outpoint, the script code for its empty script, its sequence, and the
+        // rest of the transaction as it is.
+        e.update(&image.bytes[at..at + 36]);
+        write_script_code(&mut e, script_code);
+        e.update(&image.bytes[at + 37..]);
         e.update(&hash_type.to_le_bytes());
         sha256(&e.finalize())
     }
