@@ -4,7 +4,7 @@
 
 use fullverify_testkit as common;
 
-use fullverify::encode::{display_hex, Block};
+use fullverify::encode::{display_hex, Block, OutPoint, Transaction, TxCheckError, TxIn, TxOut};
 use fullverify::hash::{merkle_root, sha256d, witness_merkle_root};
 
 fn check(rel: &str, hash: &str, n_tx: usize) {
@@ -76,4 +76,42 @@ fn truncated_blocks_fail_cleanly() {
     let mut extra = raw.clone();
     extra.push(0);
     assert_eq!(Block::from_bytes(&extra), Err(fullverify::encode::DecodeError::TrailingBytes(1)));
+}
+
+/// `CheckTransaction`'s duplicate-input rule: a repeated prevout is found wherever the two copies
+/// sit, in transactions of few inputs and of many; outpoints one txid bit or one index apart are
+/// not repeats.
+#[test]
+fn duplicate_prevouts_found_in_any_position() {
+    let input = |k: usize| TxIn {
+        prevout: OutPoint { txid: [(k % 7) as u8 + 1; 32], vout: (k / 7) as u32 },
+        script_sig: Vec::new(),
+        sequence: 0,
+        witness: Vec::new(),
+    };
+    let tx = |inputs: Vec<TxIn>| Transaction {
+        version: 1,
+        inputs,
+        outputs: vec![TxOut { value: 1, script_pubkey: vec![0x51] }],
+        lock_time: 0,
+    };
+    for n in [1usize, 2, 3, 8, 9, 40, 300] {
+        let inputs: Vec<TxIn> = (0..n).map(input).collect();
+        assert_eq!(tx(inputs.clone()).check(), Ok(()), "{n} distinct inputs");
+        for (a, b) in [(0, 1), (0, n.saturating_sub(1)), (n / 2, n.saturating_sub(1)), (1, n / 2)] {
+            if a >= b || b >= n {
+                continue;
+            }
+            let mut dup = inputs.clone();
+            dup[b].prevout = dup[a].prevout;
+            assert_eq!(tx(dup.clone()).check(), Err(TxCheckError::InputsDuplicate), "{n} inputs, {a} = {b}");
+            // One txid bit off (no other input has a txid of two different bytes).
+            let mut near = dup.clone();
+            near[b].prevout.txid[31] ^= 1;
+            assert_eq!(tx(near).check(), Ok(()), "{n} inputs, {b} one bit off {a}");
+            let mut other_index = dup;
+            other_index[b].prevout.vout ^= 1 << 31;
+            assert_eq!(tx(other_index).check(), Ok(()), "{n} inputs, {b} another index than {a}");
+        }
+    }
 }
