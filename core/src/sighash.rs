@@ -240,9 +240,11 @@ impl<'a> TxContext<'a> {
     /// signature already removed (FindAndDelete); remaining OP_CODESEPARATORs are stripped
     /// here. `hash_type` is the full 32-bit value appended to the preimage.
     ///
-    /// For transactions with many inputs, SIGHASH_ALL-class hashes (no ANYONECANPAY, neither
-    /// NONE nor SINGLE) start from a cached engine that has already absorbed the inputs before
-    /// this one, so an input costs the bytes after it, not the whole transaction.
+    /// SIGHASH_ALL-class hashes (no ANYONECANPAY, neither NONE nor SINGLE) read the bytes they
+    /// share from one serialization of the transaction made on first use, in a few slices; for
+    /// transactions with many inputs they start from a cached engine that has already absorbed
+    /// the inputs before this one, so an input costs the bytes after it, not the whole
+    /// transaction.
     ///
     /// ```
     /// use fullverify::encode::{display_hex, Transaction};
