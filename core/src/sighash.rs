@@ -18,7 +18,7 @@
 //! BIP341 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0341.mediawiki>,
 //! BIP342 <https://github.com/bitcoin/bips/blob/7fe0b034ec967b52a5a28276419117326df93263/bip-0342.mediawiki>.
 
-use crate::encode::{write_compact_size, write_var_bytes, Sink, Transaction, TxOut};
+use crate::encode::{compact_size_len, write_compact_size, write_var_bytes, Sink, Transaction, TxOut};
 use crate::hash::{sha256, tags, Sha256};
 use crate::script::opcodes::{get_op, OP_CODESEPARATOR};
 use std::sync::OnceLock;
@@ -126,22 +126,14 @@ struct LegacyImage {
 const LEGACY_INPUT_LEN: usize = 36 + 1 + 4;
 
 impl LegacyImage {
+    /// The ALL-class preimage of input 0 with an empty script code (every input's record then
+    /// has the empty script), less its hash type. `tx` has inputs.
     fn of(tx: &Transaction) -> LegacyImage {
-        let mut bytes = Vec::with_capacity(tx.base_size());
-        bytes.extend_from_slice(&tx.version.to_le_bytes());
-        write_compact_size(&mut bytes, tx.inputs.len() as u64);
-        let inputs_at = bytes.len();
-        for input in &tx.inputs {
-            input.prevout.encode(&mut bytes);
-            bytes.push(0);
-            bytes.extend_from_slice(&input.sequence.to_le_bytes());
-        }
-        write_compact_size(&mut bytes, tx.outputs.len() as u64);
-        for o in &tx.outputs {
-            o.encode(&mut bytes);
-        }
-        bytes.extend_from_slice(&tx.lock_time.to_le_bytes());
-        LegacyImage { bytes, inputs_at }
+        let mut bytes = Vec::with_capacity(tx.base_size() + 4);
+        let written = legacy_write(&mut bytes, tx, 0, &[], SIGHASH_ALL);
+        debug_assert!(written, "a transaction with inputs");
+        bytes.truncate(bytes.len().saturating_sub(4));
+        LegacyImage { bytes, inputs_at: 4 + compact_size_len(tx.inputs.len() as u64) }
     }
 
     /// Where input `i`'s record starts.
