@@ -590,7 +590,7 @@ impl Chainstate {
             ChainError::Invalid(e)
         };
         let made_elsewhere = p.made_on != std::thread::current().id();
-        let block = p.block.map_err(label)?;
+        let mut block = p.block.map_err(label)?;
         let invalid = |r: &str| {
             ChainError::Invalid(BlockError { reason: r.into(), hash, height, tx: None, input: None })
         };
@@ -640,8 +640,9 @@ impl Chainstate {
             sig_mode: self.opts.sig_mode,
         };
         let beside = beside.take().expect("connect_prepared_inner runs once");
-        let (out, beside_out) = validation::connect_block_beside(
-            &block,
+        // The block's outputs become the created coins: their scripts are taken, not copied.
+        let (out, beside_out) = validation::connect_block_taking(
+            &mut block,
             &checked,
             &ctx,
             &mut CacheSource(&mut self.cache),

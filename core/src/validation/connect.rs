@@ -165,12 +165,37 @@ pub fn connect_block_beside<S: CoinSource + Send, T: Send>(
     source: &mut S,
     beside: impl FnOnce(&mut S) -> T + Send,
 ) -> (Result<ConnectOutcome, ConnectError<S::Error>>, Option<T>) {
+    let (r, t) = connect_beside(block, checked, ctx, source, beside);
+    (r.map(|c| c.into_outcome(|t, o| block.txdata[t].outputs[o].script_pubkey.clone())), t)
+}
+
+/// [`connect_block_beside`] of a block the caller is done with: the created coins take their
+/// scripts from the block's outputs instead of copies (the block is left without them).
+pub(crate) fn connect_block_taking<S: CoinSource + Send, T: Send>(
+    block: &mut Block,
+    checked: &CheckedBlock,
+    ctx: &ConnectContext<'_>,
+    source: &mut S,
+    beside: impl FnOnce(&mut S) -> T + Send,
+) -> (Result<ConnectOutcome, ConnectError<S::Error>>, Option<T>) {
+    let (r, t) = connect_beside(block, checked, ctx, source, beside);
+    (r.map(|c| c.into_outcome(|t, o| std::mem::take(&mut block.txdata[t].outputs[o].script_pubkey))), t)
+}
+
+/// [`connect_block_beside`] before the created coins get their scripts.
+fn connect_beside<S: CoinSource + Send, T: Send>(
+    block: &Block,
+    checked: &CheckedBlock,
+    ctx: &ConnectContext<'_>,
+    source: &mut S,
+    beside: impl FnOnce(&mut S) -> T + Send,
+) -> (Result<Connected, ConnectError<S::Error>>, Option<T>) {
     let connected = match connect_inputs(block, checked, ctx, source) {
         Ok(c) => c,
         Err(e) => return (Err(e), None),
     };
     if !ctx.verify_scripts {
-        return (Ok(connected.into_outcome()), Some(beside(source)));
+        return (Ok(connected), Some(beside(source)));
     }
     let ts = Instant::now();
     let mut beside_result = None;
@@ -182,34 +207,47 @@ pub fn connect_block_beside<S: CoinSource + Send, T: Send>(
     drop(side);
     let scripts = ts.elapsed();
     let r = r
-        .map(|()| ConnectOutcome { scripts, ..connected.into_outcome() })
+        .map(|()| Connected { out: ConnectOutcome { scripts, ..connected.out }, ..connected })
         .map_err(|f| ConnectError::Invalid(script_failure(checked, ctx.height, f)));
     (r, beside_result)
 }
 
-/// What [`connect_inputs`] gives: the outcome, whose spent coins (`delta.spent`) have no script
-/// yet, the outputs spent by each transaction, and where each spent coin's output is among them.
-/// The scripts are put in once the spent outputs are no longer needed ([`Connected::into_outcome`])
-/// or copied where they still are ([`Connected::keeping_spent_outputs`]), so a coin read from
-/// the source is copied once, not twice.
+/// What [`connect_inputs`] gives: the outcome, whose coins (`delta.spent` and `delta.created`)
+/// have no script yet, the outputs spent by each transaction, where each spent coin's output is
+/// among them, and where each created coin's output is in the block. The spent coins' scripts
+/// are moved in once the spent outputs are no longer needed ([`Connected::into_outcome`]), so a
+/// coin read from the source is copied once; the created coins' scripts are copied from the
+/// block, or taken from it when the caller is done with it ([`connect_block_taking`]). A caller
+/// that needs only the counts gets no delta ([`Connected::counts_and_spent_outputs`]).
 pub(super) struct Connected {
     out: ConnectOutcome,
     spent_outs: Vec<Vec<TxOut>>,
     /// (transaction, input) of each coin of `out.delta.spent`, in its order.
     spent_at: Vec<(u32, u32)>,
+    /// (transaction, output) of each coin of `out.delta.created`, in its order.
+    created_at: Vec<(u32, u32)>,
 }
 
 impl Connected {
-    /// The outcome, the spent outputs' scripts moved into its spent coins.
-    fn into_outcome(mut self) -> ConnectOutcome {
+    /// The outcome, the spent outputs' scripts moved into its spent coins, each created coin's
+    /// script `created(transaction, output)`.
+    fn into_outcome(mut self, created: impl FnMut(usize, usize) -> Vec<u8>) -> ConnectOutcome {
         self.put_scripts(std::mem::take);
+        self.put_created(created);
         self.out
     }
 
-    /// The outcome, its spent coins' scripts copied, and the outputs spent by each transaction.
-    pub(super) fn keeping_spent_outputs(mut self) -> (ConnectOutcome, Vec<Vec<TxOut>>) {
-        self.put_scripts(|s| s.clone());
-        (self.out, self.spent_outs)
+    /// The outcome without its delta (left empty: the caller needs the counts, fees and times),
+    /// and the outputs spent by each transaction.
+    pub(super) fn counts_and_spent_outputs(self) -> (ConnectOutcome, Vec<Vec<TxOut>>) {
+        (ConnectOutcome { delta: BlockDelta::default(), ..self.out }, self.spent_outs)
+    }
+
+    /// Gives each created coin the script `created(transaction, output)`.
+    fn put_created(&mut self, mut created: impl FnMut(usize, usize) -> Vec<u8>) {
+        for ((_, coin), &(t, o)) in self.out.delta.created.iter_mut().zip(&self.created_at) {
+            coin.out.script_pubkey = created(t as usize, o as usize);
+        }
     }
 
     /// Gives each spent coin the script `script` makes of its spent output's.
@@ -380,13 +418,17 @@ pub(super) fn connect_inputs<S: CoinSource>(
     // The coins the block leaves, in block order.
     let left = n_outputs - spent_here.iter().filter(|&&s| s).count();
     let mut created_v: Vec<(OutPoint, Coin)> = Vec::with_capacity(left);
+    let mut created_at: Vec<(u32, u32)> = Vec::with_capacity(left);
     for (t, tx) in block.txdata.iter().enumerate() {
         for (vout, o) in tx.outputs.iter().enumerate() {
             if spent_here[first_output[t] + vout] || is_unspendable(&o.script_pubkey) {
                 continue;
             }
             let op = OutPoint { txid: checked.txids[t], vout: vout as u32 };
-            created_v.push((op, Coin { out: o.clone(), height, coinbase: tx.is_coinbase() }));
+            // The script comes with the outcome (see `Connected`).
+            let out = TxOut { value: o.value, script_pubkey: Vec::new() };
+            created_v.push((op, Coin { out, height, coinbase: tx.is_coinbase() }));
+            created_at.push((t as u32, vout as u32));
         }
     }
     let out = ConnectOutcome {
@@ -398,5 +440,5 @@ pub(super) fn connect_inputs<S: CoinSource>(
         bip30,
         scripts: Duration::ZERO,
     };
-    Ok(Connected { out, spent_outs, spent_at })
+    Ok(Connected { out, spent_outs, spent_at, created_at })
 }

@@ -299,8 +299,8 @@ fn check_decoded(
 }
 
 /// The checks of [`check_decoded_block_with_spent`] in Core's order, the scripts last when
-/// `verify_scripts`: the checked block, what connecting it gave, and the outputs spent by
-/// each transaction.
+/// `verify_scripts`: the checked block, what connecting it gave (its counts, fees and times; no
+/// delta), and the outputs spent by each transaction.
 #[allow(clippy::too_many_arguments)]
 fn connect_with_spent(
     block: &Block,
@@ -355,7 +355,7 @@ fn connect_with_spent(
     };
     let mut source = ListSource(map);
     let (mut out, spent_outs) =
-        connect_inputs(block, &checked, &ctx, &mut source).map_err(invalid)?.keeping_spent_outputs();
+        connect_inputs(block, &checked, &ctx, &mut source).map_err(invalid)?.counts_and_spent_outputs();
     if verify_scripts {
         let ts = Instant::now();
         verify_scripts_with(&block.txdata, &spent_outs, ctx.flags, threads, backend, sig_mode)
