@@ -447,3 +447,59 @@ fn deferred_modes_agree_where_checksig_may_fail() {
     }
     assert_eq!(seen, (3, 6), "the cases are meant to cover valid and invalid blocks");
 }
+
+/// The recorded `CHECKMULTISIG` checks and the other ECDSA checks are verified as one list, so
+/// that one group of eight may hold the tail of the first and the head of the second. One input
+/// signed by the wrong key, at every position of transactions of `CHECKMULTISIG` (1-of-1) and
+/// `CHECKSIG` inputs, the lists' lengths either side of eight, the multisig inputs first or last:
+/// every mode and thread count reports the failing input inline verification reports.
+#[test]
+fn deferred_modes_find_a_bad_check_where_the_two_ecdsa_lists_meet() {
+    let (sk_good, sk_bad) = ([1u8; 32], [2u8; 32]);
+    let pk = PublicKey::from_secret(&sk_good).unwrap().serialize_compressed();
+    let mut multisig = vec![OP_1];
+    multisig.extend(push_data_script(&pk));
+    multisig.extend([OP_1, OP_CHECKMULTISIG]);
+    let mut checksig = push_data_script(&pk);
+    checksig.push(OP_CHECKSIG);
+    let b = Backend::detect();
+    let flags = ScriptFlags::P2SH;
+    for (multis, others) in [(1, 1), (3, 9), (5, 3), (8, 2), (9, 7), (13, 11), (4, 0), (0, 5)] {
+        let n = multis + others;
+        for multis_last in [false, true] {
+            // Which inputs spend the multisig script.
+            let is_multi: Vec<bool> =
+                (0..n).map(|i| if multis_last { i >= others } else { i < multis }).collect();
+            assert_eq!(is_multi.iter().filter(|&&m| m).count(), multis);
+            for bad in 0..n {
+                let mut tx = spending([9; 32], 0..n as u32);
+                let spent: Vec<TxOut> = is_multi
+                    .iter()
+                    .map(|&m| TxOut {
+                        value: 10,
+                        script_pubkey: if m { multisig.clone() } else { checksig.clone() },
+                    })
+                    .collect();
+                for i in 0..n {
+                    let msg = legacy_sighash(&tx, i, &spent[i].script_pubkey, 1);
+                    let mut sig = ecdsa::sign(if i == bad { &sk_bad } else { &sk_good }, &msg).to_der();
+                    sig.push(1);
+                    let mut ss = if is_multi[i] { vec![OP_0] } else { Vec::new() };
+                    ss.extend(push_data_script(&sig));
+                    tx.inputs[i].script_sig = ss;
+                }
+                let coinbase = Transaction { inputs: Vec::new(), ..tx.clone() };
+                let txs = [coinbase, tx];
+                let spent = [Vec::new(), spent];
+                let want = verify_scripts(&txs, &spent, flags, 1, &BackendVerifier(b));
+                assert!(want.is_err(), "input {bad} is signed by the wrong key");
+                for mode in SigMode::ALL {
+                    for threads in 1..=3 {
+                        let got = verify_scripts_with(&txs, &spent, flags, threads, b, mode);
+                        assert_eq!(got, want, "{multis}+{others} multisigs last {multis_last}, bad {bad}, {mode}, {threads} threads");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@ use crate::script::interpreter::{verify_input, MultisigClaim, SigVerifier, Tweak
 use crate::script::{BackendVerifier, ScriptFlags};
 use crate::secp256k1::{ecdsa, schnorr, PublicKey, XOnlyPublicKey};
 use crate::sighash::TxContext;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -443,8 +444,21 @@ fn verify_recorded(
     let schnorr_batch = mode
         .batches_schnorr()
         .then(|| all.schnorr.len().div_ceil(threads.max(1)).clamp(1, MAX_SCHNORR_BATCH));
-    let plan = chunk_plan([all.multi.len(), all.ecdsa.len(), all.schnorr.len()], schnorr_batch, threads);
-    let multi_steps = plan.iter().take_while(|s| s.list == List::Multi).count();
+    // The ECDSA steps run over the multisig checks, then the others, as one list (`m` is where
+    // the others start): the multisig checks' tail and the others' head share a group of eight
+    // instead of each list ending in a short one. The steps with multisig checks come first.
+    let m = all.multi.len();
+    let plan = chunk_plan([m + all.ecdsa.len(), all.schnorr.len()], schnorr_batch, threads);
+    let multi_steps = plan.iter().take_while(|s| s.list == List::Ecdsa && s.range.start < m).count();
+    let ecdsa_items = |r: std::ops::Range<usize>| -> Cow<'_, [EcdsaItem]> {
+        if r.end <= m {
+            Cow::Borrowed(&all.multi[r])
+        } else if r.start >= m {
+            Cow::Borrowed(&all.ecdsa[r.start - m..r.end - m])
+        } else {
+            Cow::Owned(all.multi[r.start..].iter().chain(&all.ecdsa[..r.end - m]).copied().collect())
+        }
+    };
     let multi_left = AtomicUsize::new(multi_steps);
     let multi_ok: Vec<OnceLock<Vec<bool>>> = (0..multi_steps).map(|_| OnceLock::new()).collect();
     // What the walks asked for, in steps of eight, and the memo they walked with.
@@ -454,7 +468,7 @@ fn verify_recorded(
         let answers = || {
             multi_ok.iter().enumerate().flat_map(|(k, ok)| {
                 let ok = ok.get().expect("every multisig step is done");
-                let r = plan[k].range.clone();
+                let r = plan[k].range.start..plan[k].range.end.min(m);
                 all.multi[r.clone()].iter().zip(ok.iter().zip(&all.multi_owner[r]))
             })
         };
@@ -487,13 +501,13 @@ fn verify_recorded(
             let Some(step) = plan.get(k) else { return done };
             let r = step.range.clone();
             match step.list {
-                List::Multi => {
-                    let _ = multi_ok[k].set(ecdsa_check(backend, &all.multi[r]));
+                List::Ecdsa if k < multi_steps => {
+                    let _ = multi_ok[k].set(ecdsa_check(backend, &ecdsa_items(r)));
                     if multi_left.fetch_sub(1, Ordering::AcqRel) == 1 {
                         walk_claims();
                     }
                 }
-                List::Ecdsa => done.push((false, k, ecdsa_check(backend, &all.ecdsa[r]))),
+                List::Ecdsa => done.push((false, k, ecdsa_check(backend, &ecdsa_items(r)))),
                 List::Schnorr => done.push((false, k, schnorr_check(&all.schnorr[r]))),
             }
         }
@@ -507,8 +521,20 @@ fn verify_recorded(
                 asked_ok.push((k, ok));
                 continue;
             }
-            let out = if plan[k].list == List::Ecdsa { &mut ecdsa_ok } else { &mut schnorr_ok };
-            out[plan[k].range.clone()].copy_from_slice(&ok);
+            let r = plan[k].range.clone();
+            match plan[k].list {
+                List::Ecdsa => ecdsa_ok[r.start - m..r.end - m].copy_from_slice(&ok),
+                List::Schnorr => schnorr_ok[r].copy_from_slice(&ok),
+            }
+        }
+    }
+    // The multisig steps' answers; the last of those steps may end among the other checks.
+    let multi_ok: Vec<Vec<bool>> =
+        multi_ok.into_iter().map(|ok| ok.into_inner().expect("every multisig step is done")).collect();
+    if let Some(ok) = multi_ok.last() {
+        let r = plan[multi_ok.len() - 1].range.clone();
+        if r.end > m {
+            ecdsa_ok[..r.end - m].copy_from_slice(&ok[m - r.start..]);
         }
     }
     // The worker that did the last multisig step walked the claims before it went on (when any
@@ -523,9 +549,9 @@ fn verify_recorded(
         ok.iter().zip(owners).filter(|(v, _)| !**v).map(|(_, &o)| (o, multisig)).collect::<Vec<_>>()
     };
     let mut bad = owners_of(&ecdsa_ok, &all.ecdsa_owner, false);
-    for (k, ok) in multi_ok.into_iter().enumerate() {
-        let ok = ok.into_inner().expect("every multisig step is done");
-        bad.extend(owners_of(&ok, &all.multi_owner[plan[k].range.clone()], true));
+    for (k, ok) in multi_ok.iter().enumerate() {
+        let r = plan[k].range.start..plan[k].range.end.min(m);
+        bad.extend(owners_of(&ok[..r.len()], &all.multi_owner[r], true));
     }
     bad.extend(owners_of(&schnorr_ok, &all.schnorr_owner, false));
     (bad, memo)
@@ -534,9 +560,7 @@ fn verify_recorded(
 /// The lists of recorded checks, in the order their steps come.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum List {
-    /// The ECDSA checks of `CHECKMULTISIG`s.
-    Multi,
-    /// The other ECDSA checks.
+    /// The ECDSA checks (in a verification job, those of `CHECKMULTISIG`s, then the others).
     Ecdsa,
     /// The BIP340 checks.
     Schnorr,
@@ -549,16 +573,16 @@ struct Step {
     range: std::ops::Range<usize>,
 }
 
-/// The steps over the lists of `lens` checks (multisig ECDSA, other ECDSA, BIP340, in that
-/// order), for `threads` workers claiming them in order. With `schnorr_batch`, BIP340 steps have
+/// The steps over the lists of `lens` checks (ECDSA, then BIP340), for `threads` workers
+/// claiming them in order. With `schnorr_batch`, BIP340 steps have
 /// that size (the last may be smaller). Otherwise a step takes a share of what is left in all
 /// the lists ([`share`]: `left / (2 × threads)`), in whole groups of eight and at most
 /// [`MANY_CHUNK`], so the last steps are small and the workers finish together; a step never
 /// spans two lists.
-fn chunk_plan(lens: [usize; 3], schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
-    const LISTS: [List; 3] = [List::Multi, List::Ecdsa, List::Schnorr];
+fn chunk_plan(lens: [usize; 2], schnorr_batch: Option<usize>, threads: usize) -> Vec<Step> {
+    const LISTS: [List; 2] = [List::Ecdsa, List::Schnorr];
     let threads = threads.max(1);
-    let shared = if schnorr_batch.is_some() { 2 } else { 3 };
+    let shared = if schnorr_batch.is_some() { 1 } else { 2 };
     let mut plan = Vec::new();
     let mut left: usize = lens[..shared].iter().sum();
     for (&list, &len) in LISTS[..shared].iter().zip(&lens) {
@@ -572,8 +596,8 @@ fn chunk_plan(lens: [usize; 3], schnorr_batch: Option<usize>, threads: usize) ->
     }
     if let Some(batch) = schnorr_batch {
         let mut start = 0;
-        while start < lens[2] {
-            let end = (start + batch).min(lens[2]);
+        while start < lens[1] {
+            let end = (start + batch).min(lens[1]);
             plan.push(Step { list: List::Schnorr, range: start..end });
             start = end;
         }
@@ -584,7 +608,7 @@ fn chunk_plan(lens: [usize; 3], schnorr_batch: Option<usize>, threads: usize) ->
 /// The answers of ECDSA checks, verified on the workers as step 2 of [`verify_scripts_with`]
 /// does.
 fn verify_ecdsa_items(items: &[EcdsaItem], c: &Checks) -> Vec<bool> {
-    let plan = chunk_plan([0, items.len(), 0], None, c.threads);
+    let plan = chunk_plan([items.len(), 0], None, c.threads);
     let cursor = AtomicUsize::new(0);
     let work = || {
         let mut done: Vec<(usize, Vec<bool>)> = Vec::new();
@@ -616,48 +640,43 @@ mod tests {
     use super::*;
 
     /// Every check is in exactly one step, in order; a step never spans two lists; the lists
-    /// come in order (multisig ECDSA, other ECDSA, BIP340); steps are whole groups of eight (but
-    /// the last of a list) and at most `MANY_CHUNK`, shrinking toward the end; batches have the
-    /// batch size.
+    /// come in order (ECDSA, BIP340); steps are whole groups of eight (but the last of a list)
+    /// and at most `MANY_CHUNK`, shrinking toward the end; batches have the batch size.
     #[test]
     fn chunk_plan_covers_each_list_once() {
-        let sizes: [usize; 10] = [0, 1, 7, 8, 9, 64, 65, 129, 1000, 5678];
-        const LISTS: [List; 3] = [List::Multi, List::Ecdsa, List::Schnorr];
-        for &multi in &[0, 9, 300] {
-            for &ecdsa in &sizes {
-                for &schnorr in &sizes {
-                    for threads in [1, 2, 3, 8] {
-                        for batch in [None, Some(schnorr.div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH))] {
-                            let lens = [multi, ecdsa, schnorr];
-                            let plan = chunk_plan(lens, batch, threads);
-                            for (list, n) in LISTS.into_iter().zip(lens) {
-                                let steps: Vec<_> = plan.iter().filter(|s| s.list == list).collect();
-                                let mut at = 0;
-                                for (k, s) in steps.iter().enumerate() {
-                                    assert_eq!(s.range.start, at, "{lens:?} {threads} {batch:?}");
-                                    assert!(s.range.end > s.range.start);
-                                    let len = s.range.len();
-                                    let last = k + 1 == steps.len();
-                                    match (list, batch) {
-                                        (List::Schnorr, Some(b)) => assert!(len == b || (last && len < b)),
-                                        _ => assert!(len <= MANY_CHUNK && (len % 8 == 0 || last)),
-                                    }
-                                    at = s.range.end;
+        let sizes: [usize; 12] = [0, 1, 7, 8, 9, 64, 65, 129, 309, 1000, 1300, 5678];
+        const LISTS: [List; 2] = [List::Ecdsa, List::Schnorr];
+        for &ecdsa in &sizes {
+            for &schnorr in &sizes {
+                for threads in [1, 2, 3, 8] {
+                    for batch in [None, Some(schnorr.div_ceil(threads).clamp(1, MAX_SCHNORR_BATCH))] {
+                        let lens = [ecdsa, schnorr];
+                        let plan = chunk_plan(lens, batch, threads);
+                        for (list, n) in LISTS.into_iter().zip(lens) {
+                            let steps: Vec<_> = plan.iter().filter(|s| s.list == list).collect();
+                            let mut at = 0;
+                            for (k, s) in steps.iter().enumerate() {
+                                assert_eq!(s.range.start, at, "{lens:?} {threads} {batch:?}");
+                                assert!(s.range.end > s.range.start);
+                                let len = s.range.len();
+                                let last = k + 1 == steps.len();
+                                match (list, batch) {
+                                    (List::Schnorr, Some(b)) => assert!(len == b || (last && len < b)),
+                                    _ => assert!(len <= MANY_CHUNK && (len % 8 == 0 || last)),
                                 }
-                                assert_eq!(at, n);
+                                at = s.range.end;
                             }
-                            let order: Vec<usize> = plan
-                                .iter()
-                                .map(|s| LISTS.iter().position(|l| *l == s.list).unwrap())
-                                .collect();
-                            assert!(order.windows(2).all(|w| w[0] <= w[1]), "{lens:?}: lists out of order");
+                            assert_eq!(at, n);
                         }
+                        let order: Vec<usize> =
+                            plan.iter().map(|s| LISTS.iter().position(|l| *l == s.list).unwrap()).collect();
+                        assert!(order.windows(2).all(|w| w[0] <= w[1]), "{lens:?}: lists out of order");
                     }
                 }
             }
         }
         // Two workers, 5678 + 2375 checks: full steps first, eight at the end.
-        let plan = chunk_plan([0, 5678, 2375], None, 2);
+        let plan = chunk_plan([5678, 2375], None, 2);
         assert_eq!(plan[0].range.len(), MANY_CHUNK);
         assert_eq!(plan.last().unwrap().range.len(), 2375 % 8);
         assert!(plan.iter().rev().skip(1).take(3).all(|s| s.range.len() == 8));
