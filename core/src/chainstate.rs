@@ -640,15 +640,12 @@ impl Chainstate {
             sig_mode: self.opts.sig_mode,
         };
         let beside = beside.take().expect("connect_prepared_inner runs once");
+        let (connected, beside_out) =
+            validation::connect_beside(&block, &checked, &ctx, &mut CacheSource(&mut self.cache), |source| {
+                beside(&mut Prefetch { cache: source.0 })
+            });
         // The block's outputs become the created coins: their scripts are taken, not copied.
-        let (out, beside_out) = validation::connect_block_taking(
-            &mut block,
-            &checked,
-            &ctx,
-            &mut CacheSource(&mut self.cache),
-            |source| beside(&mut Prefetch { cache: source.0 }),
-        );
-        let out = out.map_err(|e| match e {
+        let out = connected.map(|c| c.taking_scripts(&mut block)).map_err(|e| match e {
             ConnectError::Invalid(b) => ChainError::Invalid(b),
             ConnectError::Source(s) => ChainError::Store(s),
         })?;

@@ -169,21 +169,9 @@ pub fn connect_block_beside<S: CoinSource + Send, T: Send>(
     (r.map(|c| c.into_outcome(|t, o| block.txdata[t].outputs[o].script_pubkey.clone())), t)
 }
 
-/// [`connect_block_beside`] of a block the caller is done with: the created coins take their
-/// scripts from the block's outputs instead of copies (the block is left without them).
-pub(crate) fn connect_block_taking<S: CoinSource + Send, T: Send>(
-    block: &mut Block,
-    checked: &CheckedBlock,
-    ctx: &ConnectContext<'_>,
-    source: &mut S,
-    beside: impl FnOnce(&mut S) -> T + Send,
-) -> (Result<ConnectOutcome, ConnectError<S::Error>>, Option<T>) {
-    let (r, t) = connect_beside(block, checked, ctx, source, beside);
-    (r.map(|c| c.into_outcome(|t, o| std::mem::take(&mut block.txdata[t].outputs[o].script_pubkey))), t)
-}
-
-/// [`connect_block_beside`] before the created coins get their scripts.
-fn connect_beside<S: CoinSource + Send, T: Send>(
+/// [`connect_block_beside`] before the created coins get their scripts: a caller done with the
+/// block gives them its outputs' ([`Connected::taking_scripts`]).
+pub(crate) fn connect_beside<S: CoinSource + Send, T: Send>(
     block: &Block,
     checked: &CheckedBlock,
     ctx: &ConnectContext<'_>,
@@ -217,9 +205,9 @@ fn connect_beside<S: CoinSource + Send, T: Send>(
 /// among them, and where each created coin's output is in the block. The spent coins' scripts
 /// are moved in once the spent outputs are no longer needed ([`Connected::into_outcome`]), so a
 /// coin read from the source is copied once; the created coins' scripts are copied from the
-/// block, or taken from it when the caller is done with it ([`connect_block_taking`]). A caller
+/// block, or taken from it when the caller is done with it ([`Connected::taking_scripts`]). A caller
 /// that needs only the counts gets no delta ([`Connected::counts_and_spent_outputs`]).
-pub(super) struct Connected {
+pub(crate) struct Connected {
     out: ConnectOutcome,
     spent_outs: Vec<Vec<TxOut>>,
     /// (transaction, input) of each coin of `out.delta.spent`, in its order.
@@ -235,6 +223,12 @@ impl Connected {
         self.put_scripts(std::mem::take);
         self.put_created(created);
         self.out
+    }
+
+    /// The outcome, the created coins given the scripts of `block`'s outputs (taken: the
+    /// caller is done with the block, which is left without them).
+    pub(crate) fn taking_scripts(self, block: &mut Block) -> ConnectOutcome {
+        self.into_outcome(|t, o| std::mem::take(&mut block.txdata[t].outputs[o].script_pubkey))
     }
 
     /// The outcome without its delta (left empty: the caller needs the counts, fees and times),

@@ -67,7 +67,7 @@ pub use block::{
     bip34_height_push, check_block, check_block_with_txids, contextual_check_block, is_final_tx,
     CheckedBlock, LOCKTIME_THRESHOLD, MAX_BLOCK_SIGOPS_COST, WITNESS_SCALE_FACTOR,
 };
-pub(crate) use connect::connect_block_taking;
+pub(crate) use connect::connect_beside;
 pub use connect::{
     connect_block, connect_block_beside, BlockDelta, CoinSource, ConnectContext, ConnectError, ConnectOutcome,
 };
