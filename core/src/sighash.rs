@@ -23,6 +23,8 @@ use crate::hash::{sha256, tags, Sha256};
 use crate::script::opcodes::{get_op, OP_CODESEPARATOR};
 use std::sync::OnceLock;
 
+mod pair;
+
 /// `SIGHASH_ALL`.
 pub const SIGHASH_ALL: u32 = 1;
 /// `SIGHASH_NONE`.
@@ -110,6 +112,9 @@ pub struct TxContext<'a> {
     /// script: `nVersion || count || inputs (each with an empty script) || count || outputs ||
     /// nLockTime`, built the first time an ALL-class input asks (see [`LegacyImage`]).
     legacy_image: OnceLock<LegacyImage>,
+    /// Per input, the ALL-class legacy hash computed ahead, beside the input before it, for
+    /// the script code and hash type its spend is expected to ask for (see [`pair`]).
+    legacy_ahead: OnceLock<Box<[OnceLock<pair::Ahead>]>>,
 }
 
 /// The bytes of a transaction's ALL-class legacy preimages that every input shares: each
@@ -140,6 +145,13 @@ impl LegacyImage {
     fn input_at(&self, i: usize) -> usize {
         self.inputs_at + i * LEGACY_INPUT_LEN
     }
+}
+
+/// Whether a legacy `hash_type` is of the ALL class (no ANYONECANPAY, neither NONE nor SINGLE),
+/// whose preimages share every byte but the signing input's script.
+fn all_class(hash_type: u32) -> bool {
+    let base = hash_type & 0x1f;
+    hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE
 }
 
 /// Transactions with at least this many inputs get [`TxContext`]'s legacy prefix engines.
@@ -175,6 +187,7 @@ impl<'a> TxContext<'a> {
             bip341_prefix: OnceLock::new(),
             legacy_prefix: OnceLock::new(),
             legacy_image: OnceLock::new(),
+            legacy_ahead: OnceLock::new(),
         }
     }
 
@@ -258,15 +271,30 @@ impl<'a> TxContext<'a> {
     /// ```
     pub fn legacy_sighash(&self, input_index: usize, script_code: &[u8], hash_type: u32) -> [u8; 32] {
         let tx = self.tx;
-        let base = hash_type & 0x1f;
-        let all_class =
-            hash_type & SIGHASH_ANYONECANPAY == 0 && base != SIGHASH_NONE && base != SIGHASH_SINGLE;
-        if !all_class || input_index >= tx.inputs.len() {
+        if !all_class(hash_type) || input_index >= tx.inputs.len() {
             return legacy_sighash(tx, input_index, script_code, hash_type);
         }
         let image = self.legacy_image.get_or_init(|| LegacyImage::of(tx));
+        if let Some(h) = self.legacy_paired(image, input_index, script_code, hash_type) {
+            return h;
+        }
         let at = image.input_at(input_index);
-        let mut e = if tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS {
+        let mut e = self.legacy_start(image, input_index);
+        // The record's outpoint, the script code for its empty script, its sequence, and the
+        // rest of the transaction as it is.
+        e.update(&image.bytes[at..at + 36]);
+        write_script_code(&mut e, script_code);
+        e.update(&image.bytes[at + 37..]);
+        e.update(&hash_type.to_le_bytes());
+        sha256(&e.finalize())
+    }
+
+    /// An engine that has absorbed an ALL-class legacy preimage up to input `input_index`'s
+    /// record.
+    fn legacy_start(&self, image: &LegacyImage, input_index: usize) -> Sha256 {
+        let tx = self.tx;
+        let at = image.input_at(input_index);
+        if tx.inputs.len() < LEGACY_PREFIX_MIN_INPUTS {
             Sha256::new().chain(&image.bytes[..at])
         } else {
             let prefixes = self.legacy_prefix.get_or_init(|| {
@@ -280,14 +308,7 @@ impl<'a> TxContext<'a> {
                 v
             });
             prefixes[input_index].clone()
-        };
-        // The record's outpoint, the script code for its empty script, its sequence, and the
-        // rest of the transaction as it is.
-        e.update(&image.bytes[at..at + 36]);
-        write_script_code(&mut e, script_code);
-        e.update(&image.bytes[at + 37..]);
-        e.update(&hash_type.to_le_bytes());
-        sha256(&e.finalize())
+        }
     }
 
     /// BIP143 preimage (for display; verification streams it through [`Self::bip143_sighash`]).

@@ -107,6 +107,93 @@ fn legacy_sighash_of_every_input_matches_the_reference() {
     }
 }
 
+/// The legacy hashes computed in pairs (input i's with the one input i+1 is expected to ask
+/// for, read from the output it spends and its script sig): transactions of 3–40 inputs
+/// spending P2PKH, P2PK, bare multisig, P2SH multisig and other outputs, with and without
+/// witnesses, script sigs of every hash type; every input asked for the expected script code
+/// and hash type, for another script code, for another hash type, in order, backwards and
+/// twice: each answer equals the direct function's.
+#[test]
+fn legacy_sighash_computed_in_pairs_matches_the_direct_function() {
+    let mut rng = fullverify_testkit::SplitMix64(fullverify_testkit::test_seed());
+    let p2pkh: Vec<u8> = [&[0x76, 0xa9, 0x14][..], &[7; 20], &[0x88, 0xac]].concat();
+    let p2pk: Vec<u8> = [&[33u8][..], &[2; 33], &[0xac]].concat();
+    let bare_multi: Vec<u8> = [&[0x51, 33][..], &[3; 33], &[0x51, 0xae]].concat();
+    let redeem: Vec<u8> = [&[0x52, 33][..], &[4; 33], &[33], &[5; 33], &[0x52, 0xae]].concat();
+    let p2sh: Vec<u8> = [&[0xa9, 0x14][..], &[9; 20], &[0x87]].concat();
+    let with_sep: Vec<u8> = [&p2pkh[..3], &[0xab], &p2pkh[3..]].concat();
+    let other: Vec<u8> = vec![0x51];
+    let push = |d: &[u8]| [&[d.len() as u8][..], d].concat();
+    for n in [3usize, 4, 5, 8, 31, 32, 33, 40] {
+        for order in 0..3 {
+            let mut spent = Vec::new();
+            let mut codes = Vec::new();
+            let tx = Transaction {
+                version: 1,
+                inputs: (0..n)
+                    .map(|i| {
+                        let ht = [1u8, 1, 1, 0x81, 2, 3, 0x41, 0][rng.next_u64() as usize % 8];
+                        let sig = [&[0x30; 71][..], &[ht]].concat();
+                        let kind = rng.next_u64() as usize % 7;
+                        let (spk, code, script_sig) = match kind {
+                            0 => (p2pkh.clone(), p2pkh.clone(), [push(&sig), push(&[2; 33])].concat()),
+                            1 => (p2pk.clone(), p2pk.clone(), push(&sig)),
+                            2 => (bare_multi.clone(), bare_multi.clone(), [vec![0], push(&sig)].concat()),
+                            3 => (
+                                p2sh.clone(),
+                                redeem.clone(),
+                                [
+                                    vec![0],
+                                    push(&sig),
+                                    push(&sig),
+                                    vec![0x4c, redeem.len() as u8],
+                                    redeem.clone(),
+                                ]
+                                .concat(),
+                            ),
+                            4 => (with_sep.clone(), with_sep.clone(), push(&sig)),
+                            5 => (other.clone(), other.clone(), vec![]),
+                            _ => (p2pkh.clone(), p2pkh.clone(), vec![0x6a]),
+                        };
+                        spent.push(TxOut { value: 5, script_pubkey: spk });
+                        codes.push((code, u32::from(ht)));
+                        TxIn {
+                            prevout: OutPoint { txid: rng.bytes32(), vout: i as u32 },
+                            script_sig,
+                            sequence: rng.next_u64() as u32,
+                            witness: if i % 9 == 8 { vec![vec![1]] } else { vec![] },
+                        }
+                    })
+                    .collect(),
+                outputs: (0..2)
+                    .map(|k| TxOut { value: 7 * k, script_pubkey: vec![0x51; 25 + k as usize] })
+                    .collect(),
+                lock_time: 0,
+            };
+            let ctx = TxContext::new(&tx, Some(&spent));
+            let mut asks: Vec<usize> = (0..n).collect();
+            if order == 1 {
+                asks.reverse();
+            }
+            if order == 2 {
+                asks = (0..n).flat_map(|i| [i, i]).collect();
+            }
+            for i in asks {
+                let (code, ht) = &codes[i];
+                for (c, h) in
+                    [(&code[..], *ht), (&other[..], *ht), (&code[..], SIGHASH_ALL), (&p2pkh[..], 0x81)]
+                {
+                    assert_eq!(
+                        ctx.legacy_sighash(i, c, h),
+                        legacy_sighash(&tx, i, c, h),
+                        "{n} inputs, input {i}, type {h:#x}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn legacy_sighash_of_20000_inputs_matches_the_reference() {
     let mut rng = fullverify_testkit::SplitMix64(fullverify_testkit::test_seed());

@@ -17,6 +17,8 @@ mod legacy;
 mod merkle;
 mod sha256;
 mod sha256d64;
+mod two_way;
+pub(crate) use two_way::update_two;
 pub mod tags;
 
 pub use legacy::{hash160, ripemd160, sha1};

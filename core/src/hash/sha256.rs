@@ -30,11 +30,11 @@ pub fn state_to_bytes(state: &[u32; 8]) -> [u8; 32] {
 /// A streaming SHA-256 engine that may start from a midstate.
 #[derive(Clone, Debug)]
 pub struct Sha256 {
-    state: [u32; 8],
-    buf: [u8; 64],
-    buf_len: usize,
+    pub(super) state: [u32; 8],
+    pub(super) buf: [u8; 64],
+    pub(super) buf_len: usize,
     /// Bytes absorbed so far, including those before the midstate.
-    total: u64,
+    pub(super) total: u64,
 }
 
 impl Default for Sha256 {

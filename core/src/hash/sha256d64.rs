@@ -121,6 +121,25 @@ pub fn sha256d64_shani_2way(inputs: &[[u8; 64]], out: &mut [[u8; 32]]) {
     sha256d64_portable(rest_in, rest_out);
 }
 
+/// Compresses `a_block` into `a` and `b_block` into `b` (states in FIPS 180-4 word order) with
+/// the two-way SHA-NI kernel, the two streams' rounds interleaved; `false`, with nothing done,
+/// where the CPU lacks SHA-NI (or is not x86-64).
+pub(crate) fn compress_two(
+    a: &mut [u32; 8],
+    a_block: &[u8; 64],
+    b: &mut [u32; 8],
+    b_block: &[u8; 64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if crate::backend::Cpu::get().sha_ni {
+        // SAFETY: Cpu::get() saw sha + sse4.1 (which imply sse2/ssse3) on this CPU.
+        unsafe { shani::compress_states(a, a_block, b, b_block) };
+        return true;
+    }
+    let _ = (a, a_block, b, b_block);
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 mod shani {
     //! SHA-NI register layout: the eight state words live in two registers as
@@ -287,6 +306,31 @@ mod shani {
         unsafe {
             _mm_storeu_si128(p, _mm_shuffle_epi8(abcd, mask));
             _mm_storeu_si128(p.add(1), _mm_shuffle_epi8(efgh, mask));
+        }
+    }
+
+    /// `a` and `b` (FIPS 180-4 word order) each compressed with its block, two-way.
+    ///
+    /// # Safety
+    /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1.
+    #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+    pub(super) unsafe fn compress_states(
+        a: &mut [u32; 8],
+        a_block: &[u8; 64],
+        b: &mut [u32; 8],
+        b_block: &[u8; 64],
+    ) {
+        // SAFETY (whole body): the caller guarantees the target features; every pointer access
+        // is within the fixed-size arrays named.
+        unsafe {
+            let mut sa = to_abef_cdgh(load_words(&a[..4]), load_words(&a[4..]));
+            let mut sb = to_abef_cdgh(load_words(&b[..4]), load_words(&b[4..]));
+            compress2(&mut sa, &mut sb, load_block(a_block), load_block(b_block));
+            for (s, out) in [(sa, a), (sb, b)] {
+                let (abcd, efgh) = from_abef_cdgh(s.0, s.1);
+                _mm_storeu_si128(out.as_mut_ptr().cast(), abcd);
+                _mm_storeu_si128(out.as_mut_ptr().add(4).cast(), efgh);
+            }
         }
     }
 

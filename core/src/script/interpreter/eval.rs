@@ -215,7 +215,9 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
     }
     let (first_sig, first_key) = (isig, ikey);
     let (all_sigs, all_keys) = (n_sigs as usize, n_keys as usize);
-    // Each signature's message, computed on its first check.
+    // Each signature's message, computed on its first check. The script code is the same for
+    // every signature here, so the message depends only on the hash type (a signature's last
+    // byte): a signature of the same hash type as one before it takes that one's message.
     let mut msgs = [None; MAX_PUBKEYS_PER_MULTISIG as usize];
     let mut success = true;
     while success && n_sigs > 0 {
@@ -224,7 +226,14 @@ fn eval_checkmultisig<V: SigVerifier + ?Sized>(
         // Encoding checks in evaluation order (observable under STRICTENC).
         check_signature_encoding(sig, flags)?;
         check_pubkey_encoding(key, flags, sigversion)?;
-        if checker.check_ecdsa_multisig(sig, key, &script_code, sigversion, &mut msgs[isig - first_sig]) {
+        let k = isig - first_sig;
+        if let (None, Some(&hash_type)) = (msgs[k], sig.last()) {
+            msgs[k] = (0..k).find_map(|j| {
+                let earlier = &stack[stack.len() - first_sig - j];
+                msgs[j].filter(|_| earlier.last() == Some(&hash_type))
+            });
+        }
+        if checker.check_ecdsa_multisig(sig, key, &script_code, sigversion, &mut msgs[k]) {
             isig += 1;
             n_sigs -= 1;
         }
