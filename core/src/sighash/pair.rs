@@ -8,6 +8,7 @@
 //! exactly that script code and hash type, and computes its own otherwise.
 
 use super::{all_class, LegacyImage, TxContext};
+use crate::encode::{write_compact_size, Sink};
 use crate::hash::{sha256, update_two};
 use crate::script::opcodes::{get_op, is_p2sh, OP_16, OP_CHECKMULTISIG, OP_CHECKSIG, OP_CODESEPARATOR};
 use std::sync::OnceLock;
@@ -112,7 +113,7 @@ impl<'a> TxContext<'a> {
         b: (usize, &[u8], u32),
     ) -> ([u8; 32], [u8; 32]) {
         let (mut ea, mut eb) = (self.legacy_start(image, a.0), self.legacy_start(image, b.0));
-        let (la, lb) = (compact_size(a.1.len()), compact_size(b.1.len()));
+        let (la, lb) = (CompactSize::of(a.1.len()), CompactSize::of(b.1.len()));
         let (ta, tb) = (a.2.to_le_bytes(), b.2.to_le_bytes());
         // The input's record with the script code for its empty script, the rest of the
         // transaction, the hash type (as `legacy_sighash` absorbs them).
@@ -126,37 +127,35 @@ impl<'a> TxContext<'a> {
             let at = image.input_at(i);
             [&image.bytes[at..at + 36], len, code, &image.bytes[at + 37..], t]
         }
-        let pa = parts(image, a.0, &la.0[..la.1], a.1, &ta);
-        let pb = parts(image, b.0, &lb.0[..lb.1], b.1, &tb);
+        let pa = parts(image, a.0, la.as_slice(), a.1, &ta);
+        let pb = parts(image, b.0, lb.as_slice(), b.1, &tb);
         update_two(&mut ea, &pa, &mut eb, &pb);
         (sha256(&ea.finalize()), sha256(&eb.finalize()))
     }
 }
 
-/// `n` as a compact size: the bytes and how many of them there are.
-fn compact_size(n: usize) -> ([u8; 9], usize) {
-    let mut b = [0u8; 9];
-    let n = n as u64;
-    let len = match n {
-        0..=0xfc => {
-            b[0] = n as u8;
-            1
-        }
-        0xfd..=0xffff => {
-            b[0] = 0xfd;
-            b[1..3].copy_from_slice(&(n as u16).to_le_bytes());
-            3
-        }
-        0x1_0000..=0xffff_ffff => {
-            b[0] = 0xfe;
-            b[1..5].copy_from_slice(&(n as u32).to_le_bytes());
-            5
-        }
-        _ => {
-            b[0] = 0xff;
-            b[1..9].copy_from_slice(&n.to_le_bytes());
-            9
-        }
-    };
-    (b, len)
+/// The few bytes of a compact size, written by [`write_compact_size`] on the stack.
+#[derive(Default)]
+struct CompactSize {
+    bytes: [u8; 9],
+    len: usize,
+}
+
+impl CompactSize {
+    fn of(n: usize) -> CompactSize {
+        let mut c = CompactSize::default();
+        write_compact_size(&mut c, n as u64);
+        c
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl Sink for CompactSize {
+    fn put(&mut self, b: &[u8]) {
+        self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+    }
 }
